@@ -1,0 +1,11 @@
+// swapsim subcommands. Each returns the process exit status: 0 ok, 1 run failure, 2 bad input.
+#pragma once
+
+namespace swapsim::cli {
+
+int cmd_run(int argc, char** argv);
+int cmd_validate(int argc, char** argv);
+int cmd_params(int argc, char** argv);
+int cmd_schema(int argc, char** argv);
+
+}  // namespace swapsim::cli

@@ -1,0 +1,53 @@
+// swapsim: a discrete-event performance model of the Linux anonymous-memory swap path.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/commands.hpp"
+
+namespace swapsim { const char* version(); const char* git_commit(); }
+
+namespace {
+
+void usage(FILE* f)
+{
+    std::fprintf(f,
+        "usage: swapsim COMMAND [ARGS]\n"
+        "\n"
+        "commands:\n"
+        "  run SCENARIO.json [--out DIR] [--set key=value ...] [--params FILE]   run one simulation\n"
+        "  validate SCENARIO.json...                check scenarios without running them\n"
+        "  params [--json]                          list every parameter: unit, default, range, doc, source\n"
+        "  schema                                   print the JSON Schema of the scenario format\n"
+        "\n"
+        "`swapsim COMMAND --help` describes each command.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    std::string cmd = argv[1];
+    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+        usage(stdout);
+        return 0;
+    }
+    if (cmd == "--version") {
+        std::printf("swapsim %s (%s)\n", swapsim::version(), swapsim::git_commit());
+        return 0;
+    }
+    // Subcommands see argv[0] = "swapsim COMMAND".
+    int sub_argc = argc - 1;
+    char** sub_argv = argv + 1;
+    if (cmd == "run") return swapsim::cli::cmd_run(sub_argc, sub_argv);
+    if (cmd == "validate") return swapsim::cli::cmd_validate(sub_argc, sub_argv);
+    if (cmd == "params") return swapsim::cli::cmd_params(sub_argc, sub_argv);
+    if (cmd == "schema") return swapsim::cli::cmd_schema(sub_argc, sub_argv);
+    std::fprintf(stderr, "swapsim: unknown command '%s'\n", cmd.c_str());
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,147 @@
+// The parameter table. Defaults describe the machine and kernel of seed 000 (Sapphire Rapids
+// 2S x 56C, 503 GiB, 823G SSD swap, mm-unstable 2024-09-23) unless a source says otherwise.
+// Costs are marked fitted: the calibrator may tune them, scenarios that reproduce a table may not.
+#include "scenario/registry.hpp"
+
+namespace swapsim::scenario {
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double KiB = 1024.0, MiB = 1024.0 * KiB, GiB = 1024.0 * MiB;
+
+struct Table {
+    Registry r;
+    void p(ParamDef d) { r.add(std::move(d)); }
+
+    void meta(const char* n, Kind k, nlohmann::json def, const char* doc)
+    {
+        p({n, k, "", std::move(def), -inf, inf, false, false, {}, doc, "swapsim", Category::Meta});
+    }
+    void integer(Category c, const char* n, const char* unit, int64_t def, double lo, double hi,
+                 const char* doc, const char* src, bool fitted = false)
+    {
+        p({n, Kind::Int, unit, def, lo, hi, false, false, {}, doc, src, c, fitted});
+    }
+    void real(Category c, const char* n, const char* unit, double def, double lo, double hi,
+              const char* doc, const char* src, bool fitted = false, bool lo_excl = false)
+    {
+        p({n, Kind::Real, unit, def, lo, hi, lo_excl, false, {}, doc, src, c, fitted});
+    }
+    void flag(Category c, const char* n, bool def, const char* doc, const char* src)
+    {
+        p({n, Kind::Bool, "", def, -inf, inf, false, false, {}, doc, src, c});
+    }
+    void choice(Category c, const char* n, const char* def, std::vector<std::string> opts,
+                const char* doc, const char* src)
+    {
+        p({n, Kind::Enum, "", def, -inf, inf, false, false, std::move(opts), doc, src, c});
+    }
+    void size(Category c, const char* n, nlohmann::json def, double lo, double hi, const char* doc,
+              const char* src, bool allow_max = false, bool fitted = false)
+    {
+        p({n, Kind::Size, "bytes", std::move(def), lo, hi, lo == 0, allow_max, {}, doc, src, c, fitted});
+    }
+    void time(Category c, const char* n, double def, double lo, double hi, const char* doc,
+              const char* src, bool fitted = false)
+    {
+        p({n, Kind::Time, "s", def, lo, hi, false, false, {}, doc, src, c, fitted});
+    }
+    void rate(Category c, const char* n, double def, const char* doc, const char* src, bool fitted)
+    {
+        p({n, Kind::Rate, "bytes/s", def, 0, inf, true, false, {}, doc, src, c, fitted});
+    }
+    // A fitted CPU cost in cycles (scaled by machine.cpu_freq).
+    void cycles(const char* n, double def, const char* doc, const char* src)
+    {
+        real(Category::Cost, n, "cycles", def, 0, 1e9, doc, src, true);
+    }
+    // A fitted wall-clock cost in ns (not scaled by the clock: memory, device or IPI latency).
+    void nanos(const char* n, double def, const char* doc, const char* src)
+    {
+        real(Category::Cost, n, "ns", def, 0, 1e9, doc, src, true);
+    }
+};
+
+Registry build()
+{
+    Table t;
+    using C = Category;
+
+    // ---- scenario metadata ----
+    t.meta("name", Kind::String, "", "short name of the scenario, printed as the column header");
+    t.meta("description", Kind::String, "", "what the scenario reproduces or asks");
+    t.integer(C::Meta, "seed", "", 1, 0, 4294967295.0, "random seed; same scenario and seed give a byte-identical result.json", "swapsim");
+
+    // ---- machine ----
+    t.integer(C::Machine, "machine.sockets", "", 2, 1, 16, "CPU sockets (one NUMA node each)", "seed 000: dual-socket Sapphire Rapids");
+    t.integer(C::Machine, "machine.cores_per_socket", "", 56, 1, 512, "physical cores per socket", "seed 000: 56 cores per socket");
+    t.integer(C::Machine, "machine.threads_per_core", "", 2, 1, 2, "hardware threads per core (SMT)", "Sapphire Rapids: Hyper-Threading, 2 threads per core");
+    t.p({"machine.cpu_freq", Kind::Freq, "Hz", 2.5e9, 0, 10e9, true, false, {}, "core clock; cycle costs are divided by it", "seed 000: core frequency fixed at 2500MHz", C::Machine});
+    t.size(C::Machine, "machine.dram", 503 * GiB, 0, 1e15, "installed memory (zswap max_pool_percent is a share of it)", "seed 000: 503 GiB RAM");
+
+    // ---- swap device ----
+    t.choice(C::Swap, "swap.device", "ssd", {"ssd", "pmem", "none"}, "backing swap device (zswap sits in front of it)", "seed 000: 823G SSD disk partition swap");
+    t.size(C::Swap, "swap.size", 823.0 * GiB, 0, 1e15, "swap partition size", "seed 000: 823G SSD partition");
+    t.rate(C::Swap, "swap.ssd.write_bw", 530e6, "sustained sequential write bandwidth of the SSD", "data sheet class: SATA III SSD (~530 MB/s); seed 000 SSD columns move ~0.55 GB/s", true);
+    t.rate(C::Swap, "swap.ssd.read_bw", 550e6, "sustained read bandwidth of the SSD", "data sheet class: SATA III SSD (~550 MB/s)", true);
+    t.time(C::Swap, "swap.ssd.latency", 60e-6, 0, 1, "fixed per-request latency added to the transfer time", "data sheet class: SATA SSD 4K write/read latency 50-90 us", true);
+    t.integer(C::Swap, "swap.ssd.nr_requests", "requests", 64, 1, 65536, "block-layer requests that may be in flight; submit_bio sleeps when all are taken", "blk-mq: nr_requests = 2 x queue depth (SATA NCQ depth 32)");
+    t.size(C::Swap, "swap.ssd.max_request", 1280 * KiB, 4096, 64 * MiB, "largest request after merging adjacent swap bios in one plug", "block layer: default max_sectors_kb 1280 (BLK_DEF_MAX_SECTORS_CAP)");
+
+    // ---- kernel configuration ----
+    t.size(C::Kernel, "kernel.memcg.high", "max", 0, 1e15, "memory.high of the workload's cgroup", "cgroup v2 default: max", true);
+    t.size(C::Kernel, "kernel.memcg.max", "max", 0, 1e15, "memory.max of the workload's cgroup", "cgroup v2 default: max", true);
+    t.size(C::Kernel, "kernel.memcg.swap_max", "max", 0, 1e15, "memory.swap.max of the workload's cgroup", "cgroup v2 default: max", true);
+    t.p({"kernel.mthp.enabled", Kind::SizeList, "bytes", nlohmann::json::array(), 0, 2 * MiB, false, false, {},
+         "anonymous folio sizes set to 'always' in /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled (empty: 4K only)",
+         "kernel default: all mTHP sizes never", C::Kernel});
+    t.flag(C::Kernel, "kernel.thp_swap", true, "CONFIG_THP_SWAP: allocate contiguous swap slots for a large folio instead of splitting it", "mm/Kconfig: def_bool y on x86-64");
+    t.integer(C::Kernel, "kernel.swappiness", "", 60, 0, 200, "vm.swappiness (anon vs file scan balance)", "kernel default 60");
+    t.integer(C::Kernel, "kernel.hz", "Hz", 1000, 100, 1000, "CONFIG_HZ: jiffy length for memory.high throttling", "x86_64_defconfig: CONFIG_HZ_1000");
+    t.integer(C::Kernel, "kernel.page_cluster", "", 3, 0, 5, "vm.page-cluster: swap readahead window is up to 2^page_cluster pages", "kernel default 3");
+    t.flag(C::Kernel, "kernel.vma_ra_enabled", true, "/sys/kernel/mm/swap/vma_ra_enabled: VMA-based swap readahead", "kernel default true");
+    t.choice(C::Kernel, "kernel.swap_cache", "xarray", {"xarray", "swap_table"}, "swap cache: XArray per 64 MiB (<= v6.17) or per-cluster swap table (v6.18)", "seed 000 kernel: mm-unstable 2024-09 (XArray)");
+    t.choice(C::Kernel, "kernel.swap_alloc", "si_lock", {"si_lock", "cluster_lock"}, "slot allocator locking: device-wide si->lock (v6.12) or per-cluster locks (v6.14+)", "seed 000 kernel: v6.12-era allocator");
+    t.flag(C::Kernel, "kernel.swap_slot_cache", true, "per-CPU swap slot cache for order-0 slots (removed in v6.15)", "seed 000 kernel: v6.12");
+    t.integer(C::Kernel, "kernel.swap_batch", "slots", 64, 1, 512, "SWAP_BATCH: order-0 slots fetched per slot-cache refill", "include/linux/swap.h: SWAP_BATCH 64");
+    t.integer(C::Kernel, "kernel.lru_add_batch", "folios", 31, 1, 64, "folios gathered per CPU before lru_add_drain takes lru_lock", "include/linux/pagevec.h: PAGEVEC_SIZE 31");
+    t.flag(C::Kernel, "kernel.zswap.enabled", true, "zswap enabled", "seed 000: zswap runs");
+    t.choice(C::Kernel, "kernel.zswap.compressor", "zstd", {"zstd", "lz4", "lzo-rle", "deflate-iaa", "deflate-iaa-canned"}, "zswap compressor", "seed 000 zstd columns (Kconfig default is lzo)");
+    t.integer(C::Kernel, "kernel.zswap.max_pool_percent", "%", 20, 0, 100, "zswap pool limit as a share of RAM", "mm/zswap.c default 20");
+    t.integer(C::Kernel, "kernel.zswap.accept_threshold_percent", "%", 90, 0, 100, "after hitting the limit, accept again below this share of it", "mm/zswap.c default 90");
+    t.flag(C::Kernel, "kernel.zswap.large_folios", true, "zswap_store() accepts large folios (v6.13); false: v6.12 rejects them to the swap device", "seed 000 'after' kernel (zswap-mTHP v7)");
+    t.flag(C::Kernel, "kernel.zswap.writeback", true, "memory.zswap.writeback: a rejected folio may go to the swap device", "cgroup default 1");
+    t.integer(C::Kernel, "kernel.zsmalloc.chain_size", "pages", 8, 4, 16, "CONFIG_ZSMALLOC_CHAIN_SIZE: max pages per zspage", "mm/Kconfig default 8");
+
+    // ---- workload: vm-scalability usemem ----
+    t.choice(C::Workload, "workload.type", "usemem", {"usemem"}, "workload model", "swapsim");
+    t.integer(C::Workload, "workload.usemem.nproc", "processes", 70, 1, 100000, "usemem -n: processes, one mapping each", "seed 000: usemem -n 70");
+    t.size(C::Workload, "workload.usemem.size", 1.0 * GiB, 0, 1e14, "usemem size: bytes mapped and written per process", "seed 000: usemem 1g");
+    t.time(C::Workload, "workload.usemem.sleep", 10, 0, 86400, "usemem -s: sleep after writing, memory still mapped", "seed 000: usemem -s 10");
+    t.flag(C::Workload, "workload.usemem.init_time", true, "usemem --init-time: time from just before fork", "seed 000: --init-time");
+    t.flag(C::Workload, "workload.usemem.sync_rw", false, "usemem -y: all tasks mmap, then start writing together", "usemem default off");
+    t.flag(C::Workload, "workload.usemem.sync_free", false, "usemem -x: all tasks munmap together", "usemem default off");
+    t.flag(C::Workload, "workload.usemem.anonymous", true, "usemem -O: MAP_PRIVATE|MAP_ANONYMOUS", "seed 000: -O");
+    t.integer(C::Workload, "workload.usemem.repeat", "", 1, 1, 1000, "usemem -r: passes; later passes read back (verify) then rewrite each word", "usemem default 1");
+    t.flag(C::Workload, "workload.usemem.read_again", false, "usemem -Z: read the whole mapping after writing it", "usemem default off");
+    t.size(C::Workload, "workload.usemem.misc_anon", 48 * KiB, 0, 1 * GiB, "private anon memory per process besides the mapping (stack, heap, libc data), touched at start and exit", "estimate: small static C program");
+    t.size(C::Workload, "workload.usemem.text", 1 * MiB, 0, 1 * GiB, "file-backed text shared by all processes, touched at start and exit", "estimate: usemem + libc + ld.so pages used");
+    t.p({"workload.cpus", Kind::CpuList, "", "all", -inf, inf, false, false, {}, "logical CPUs the tasks may run on (taskset/numactl -C)", "default: all CPUs", C::Workload});
+    t.integer(C::Workload, "workload.membind", "node", -1, -1, 15, "NUMA node for all memory (numactl -m), -1: local to the faulting CPU", "default: local allocation");
+
+    // ---- simulation control ----
+    t.size(C::Sim, "sim.write_chunk", 256 * KiB, 4096, 64 * MiB, "pages a task writes per simulated step when it owes no reclaim (accuracy vs speed)", "swapsim: halving it moves metrics < 2% (tests)");
+    t.time(C::Sim, "sim.time_limit", 3600, 1, 1e7, "abort the run if simulated time passes this", "swapsim");
+
+    return std::move(t.r);
+}
+
+}  // namespace
+
+const Registry& registry()
+{
+    static const Registry r = build();
+    return r;
+}
+
+}  // namespace swapsim::scenario

@@ -1,0 +1,142 @@
+// The parameter registry: the single list of every scenario key and model cost.
+//
+// Every key a scenario may set, every default, unit, range, one-line doc and the source of the
+// default lives in one ParamDef. Validation, `swapsim params`, `swapsim schema`, the effective
+// configuration dump and the calibrator's list of free parameters are all derived from it.
+// The dotted name mirrors the JSON nesting: "kernel.memcg.high" is {"kernel":{"memcg":{"high":..}}}.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace swapsim::scenario {
+
+enum class Kind {
+    Int,      // integer count; bare JSON number
+    Real,     // real number; bare JSON number (unit says what it is: cycles, ns, ratio, %)
+    Bool,
+    Enum,     // one of options
+    String,   // free text
+    Size,     // bytes: "40G", "64K", "1536M" (binary, as memparse), or a bare number of bytes
+    Time,     // seconds: "10s", "500ms", "3us", "120ns", or a bare number of seconds
+    Rate,     // bytes/s: "530MB/s" (decimal), "2GiB/s" (binary), or a bare number of bytes/s
+    Freq,     // Hz: "2.5GHz", "2500MHz", or a bare number of Hz
+    CpuList,  // "all" or a kernel cpulist: "0-55,112-167"
+    SizeList, // folio sizes: "64K", "16K,64K", ["16K","64K"], or "none"
+};
+
+enum class Category { Meta, Machine, Swap, Kernel, Workload, Cost, Sim };
+
+const char* kind_name(Kind k);
+const char* category_name(Category c);
+
+struct ParamDef {
+    std::string name;                   // dotted path
+    Kind kind = Kind::Real;
+    std::string unit;                   // as printed: "bytes", "s", "bytes/s", "Hz", "cycles", "ns", "pages", "%", ""
+    nlohmann::json def;                 // default in canonical form (numbers in base units)
+    double min = -std::numeric_limits<double>::infinity();  // inclusive, base units
+    double max = std::numeric_limits<double>::infinity();   // inclusive, base units
+    bool min_exclusive = false;         // value must be > min
+    bool allow_max = false;             // the string "max" is accepted and means +inf (memory.high style)
+    std::vector<std::string> options;   // Enum
+    std::string doc;                    // one line
+    std::string source;                 // where the default comes from
+    Category cat = Category::Cost;
+    bool fitted = false;                // calibration may tune it; reproduction scenarios must not set it
+    bool required = false;              // a scenario must give it
+};
+
+class Registry {
+public:
+    void add(ParamDef d);                                   // throws std::logic_error on a duplicate
+    const ParamDef* find(std::string_view name) const;     // nullptr if unknown
+    const std::vector<ParamDef>& all() const { return defs_; }
+    // Nearest known name (edit distance on the dotted path and on its last component), or "".
+    // `prefix` restricts candidates to keys below that object ("kernel.memcg").
+    std::string nearest(std::string_view name, std::string_view prefix = {}) const;
+    // True if `name` is an object prefix of some key ("kernel", "kernel.memcg").
+    bool is_object(std::string_view name) const;
+
+private:
+    std::vector<ParamDef> defs_;
+    std::map<std::string, size_t, std::less<>> index_;
+};
+
+// The program's registry (model/scenario/params.cpp).
+const Registry& registry();
+
+// A bad input: one line "FILE: $.json.path: what was expected (suggestion)". Exit status 2.
+struct InputError : std::runtime_error {
+    InputError(std::string file, std::string json_path, std::string message);
+    std::string file, json_path, message;
+};
+
+// Value of one parameter after validation: numbers in base units (+inf for "max"),
+// strings for Enum/String/CpuList, bool for Bool, array of numbers for SizeList.
+class Config {
+public:
+    explicit Config(const Registry& reg = registry());
+
+    double num(std::string_view name) const;           // Int, Real, Size, Time, Rate, Freq
+    int64_t i(std::string_view name) const;            // Int (or integral numbers)
+    bool b(std::string_view name) const;
+    const std::string& s(std::string_view name) const; // Enum, String, CpuList
+    std::vector<double> list(std::string_view name) const;  // SizeList
+    const nlohmann::json& value(std::string_view name) const;
+
+    // Parse and range-check `v` for `name` (JSON as written in a scenario, e.g. "40G"); throws InputError.
+    void set(std::string_view name, const nlohmann::json& v, const std::string& file,
+             const std::string& origin);
+    bool explicitly_set(std::string_view name) const;  // given by scenario, --set or a params file
+    const std::string& origin(std::string_view name) const; // "default", "params:FILE", "scenario", "--set"
+
+    nlohmann::json effective() const;   // nested JSON of every parameter, defaults included
+    nlohmann::json flat() const;        // {"kernel.memcg.high": 4.29e10, ...}
+    const Registry& reg() const { return *reg_; }
+
+private:
+    const Registry* reg_;
+    std::map<std::string, nlohmann::json, std::less<>> values_;
+    std::map<std::string, std::string, std::less<>> origins_;
+};
+
+struct LoadOptions {
+    std::vector<std::string> sets;          // "--set key=value", applied last
+    std::vector<std::string> param_files;   // "--params FILE", applied after the scenario
+    bool builtin_params = true;             // apply the compiled-in calibrated set (calibration/params/default.json)
+};
+
+// Read a scenario file: strict JSON (line and column on a syntax error), known keys only
+// (nearest-key suggestion), types, units, ranges, required keys, then cross-key checks
+// (validate_semantics). Throws InputError.
+Config load_scenario(const std::string& path, const LoadOptions& opt = {});
+// Same, from text already in memory (`file` only names it in errors).
+Config load_scenario_text(const std::string& text, const std::string& file, const LoadOptions& opt = {});
+
+// Cross-key checks: memory.high above RAM, more processes than CPUs allow, deflate-iaa without
+// an IAA device, a compressor that is not modelled, ... Throws InputError naming the key.
+void validate_semantics(const Config& cfg, const std::string& file);
+
+// Parsing helpers shared with the CLI (throw std::invalid_argument with a reason).
+double parse_size(const nlohmann::json& v);
+double parse_time(const nlohmann::json& v);
+double parse_rate(const nlohmann::json& v);
+double parse_freq(const nlohmann::json& v);
+std::vector<int> parse_cpulist(const std::string& s, int nr_cpus);   // "all" -> 0..nr_cpus-1
+std::string format_value(const ParamDef& d, const nlohmann::json& v);  // "40G", "2.5GHz", "10s", ...
+
+// JSON Schema (draft-07) of the scenario format, generated from the registry.
+nlohmann::json json_schema(const Registry& reg = registry());
+
+// The compiled-in calibrated parameter set (calibration/params/default.json).
+const char* default_params_json();
+
+}  // namespace swapsim::scenario
