@@ -125,9 +125,73 @@ Registry build()
     t.integer(C::Workload, "workload.usemem.repeat", "", 1, 1, 1000, "usemem -r: passes; later passes read back (verify) then rewrite each word", "usemem default 1");
     t.flag(C::Workload, "workload.usemem.read_again", false, "usemem -Z: read the whole mapping after writing it", "usemem default off");
     t.size(C::Workload, "workload.usemem.misc_anon", 48 * KiB, 0, 1 * GiB, "private anon memory per process besides the mapping (stack, heap, libc data), touched at start and exit", "estimate: small static C program");
-    t.size(C::Workload, "workload.usemem.text", 1 * MiB, 0, 1 * GiB, "file-backed text shared by all processes, touched at start and exit", "estimate: usemem + libc + ld.so pages used");
     t.p({"workload.cpus", Kind::CpuList, "", "all", -inf, inf, false, false, {}, "logical CPUs the tasks may run on (taskset/numactl -C)", "default: all CPUs", C::Workload});
     t.integer(C::Workload, "workload.membind", "node", -1, -1, 15, "NUMA node for all memory (numactl -m), -1: local to the faulting CPU", "default: local allocation");
+
+
+    // ---- model costs (fitted: the calibrator tunes them; reproduction scenarios never set them) ----
+    const char* est = "estimate from kernel code size and x86 latencies; fitted by swapsim calibrate";
+    t.real(C::Cost, "cost.cpu.smt_yield", "", 1.3, 1.0, 2.0, "throughput of a core with both SMT threads busy, relative to one thread", "Intel Hyper-Threading: typically +15-30%", true);
+    t.cycles("cost.fault.base", 1500, "page fault entry/exit + handle_mm_fault, per fault", "will-it-scale page_fault1: ~1 us per 4K fault incl. clearing");
+    t.cycles("cost.fault.per_pte", 20, "set_ptes / rmap / counters per page mapped by a fault", est);
+    t.cycles("cost.alloc.folio", 500, "folio allocation from the pcp lists or buddy, per folio", est);
+    t.cycles("cost.alloc.per_page", 15, "struct page initialisation per page of a large folio", est);
+    t.cycles("cost.zone.lock_hold_batch", 2000, "zone->lock section refilling or draining a pcp batch of 64 pages", est);
+    t.cycles("cost.zone.lock_hold_buddy", 400, "zone->lock section of one non-pcp (e.g. 64K) folio allocation or free", est);
+    t.rate(C::Cost, "cost.mem.clear_bw", 12e9, "bytes/s one thread clears a new folio (clear_page_erms)", "Sapphire Rapids: rep stosb ~10-15 GB/s per core", true);
+    t.rate(C::Cost, "cost.user.write_bw", 10e9, "bytes/s of usemem's store loop into freshly cleared pages", "estimate: cache-resident stores, 1 x 8 B per cycle peak", true);
+    t.cycles("cost.memcg.charge", 300, "try_charge_memcg page-counter path (stock miss)", est);
+    t.cycles("cost.memcg.charge_stock", 40, "consume_stock hit", est);
+    t.nanos("cost.memcg.counter_hold_ns", 80, "page_counter cache line held by one atomic update under contention", "x86 cross-core cache-line transfer ~50-150 ns");
+    t.cycles("cost.lru.lock_base", 200, "lruvec->lru_lock section, fixed part", est);
+    t.cycles("cost.lru.add_per_folio", 60, "lru_add_fn per folio in a drained batch", est);
+    t.cycles("cost.lru.isolate_per_folio", 80, "isolate_lru_folios per folio", est);
+    t.cycles("cost.lru.putback_per_folio", 80, "move_folios_to_lru per folio", est);
+    t.cycles("cost.reclaim.entry", 3000, "try_to_free_mem_cgroup_pages setup, psi, memcg iteration, stats flush", est);
+    t.cycles("cost.reclaim.round", 1000, "shrink_inactive_list fixed part per SWAP_CLUSTER_MAX round", est);
+    t.cycles("cost.rmap.walk", 1500, "folio_referenced / try_to_unmap: anon_vma lock and walk, per folio", est);
+    t.cycles("cost.rmap.per_pte", 30, "per PTE visited by an rmap walk", est);
+    t.nanos("cost.tlb.shootdown_ns", 2000, "try_to_unmap_flush_dirty: IPI to the owner's CPU and wait for it", "x86 TLB shootdown round trip ~1-3 us");
+    t.nanos("cost.tlb.irq_ns", 800, "flush_tlb_func on the interrupted CPU (or a local flush)", est);
+    t.cycles("cost.swap.add_to_swap", 800, "folio_alloc_swap + mem_cgroup_try_charge_swap outside locks", est);
+    t.cycles("cost.swap.lock_hold", 500, "get_swap_pages / swap_entry_range_free under si->lock, fixed", est);
+    t.cycles("cost.swap.lock_per_slot", 20, "... per slot scanned, refilled or freed", est);
+    t.cycles("cost.swapcache.add", 300, "add_to_swap_cache under xa_lock, fixed", est);
+    t.cycles("cost.swapcache.del", 300, "__delete_from_swap_cache under xa_lock, fixed", est);
+    t.cycles("cost.swapcache.per_page", 40, "per slot stored or erased in the swap cache", est);
+    t.cycles("cost.swapcache.lookup", 200, "swap_cache_get_folio", est);
+    t.cycles("cost.folio.free", 600, "free_unref_folios + memcg uncharge, per folio", est);
+    t.cycles("cost.folio.split_per_page", 300, "split_folio_to_list per page", est);
+    t.cycles("cost.zswap.store_folio", 1500, "zswap_store fixed part: pool, objcg, limits, stats", est);
+    t.cycles("cost.zswap.store_page", 800, "zswap_store_page outside locks and compression: entry, request, stats", est);
+    t.cycles("cost.zswap.tree_hold", 250, "xa_store / xa_erase under the zswap tree lock", est);
+    t.cycles("cost.zsmalloc.class_hold", 400, "zs_malloc / zs_free under the size-class lock", est);
+    t.rate(C::Cost, "cost.zsmalloc.copy_bw", 5e9, "bytes/s copying a compressed object into its zspage", "estimate: kmap + memcpy of < 4 KiB", true);
+    t.cycles("cost.list_lru.hold", 150, "list_lru_add / del under the zswap memcg-node list lock", est);
+    t.cycles("cost.zswap.load_page", 1500, "zswap_load outside decompression", est);
+    t.cycles("cost.bio.submit", 4000, "bio + request allocation, submit_bio, driver, per request", est);
+    t.cycles("cost.bio.per_folio", 1000, "__swap_writepage per folio: writeback flags, bio_add_folio, events", est);
+    t.rate(C::Cost, "cost.pmem.bw", 10e9, "bytes/s of a pmem swap read or write (memcpy)", "DRAM-backed pmem: memcpy ~10 GB/s per core", true);
+    t.cycles("cost.swapin.fault", 2000, "do_swap_page fixed part", est);
+    t.cycles("cost.zap.per_pte", 20, "zap_pte_range per present PTE", est);
+    t.cycles("cost.zap.per_folio", 300, "folio release at unmap", est);
+    t.cycles("cost.zap.per_swap", 150, "free_swap_and_cache_nr per swap PTE outside locks", est);
+    t.cycles("cost.exit.mm", 50000, "exit_mmap fixed part", est);
+    t.nanos("cost.fork_ns", 100000, "fork() of one usemem child by the parent", "estimate: fork of a small process ~100 us");
+    t.nanos("cost.lock.handoff_ns", 100, "qspinlock cache-line handoff when the lock is contended", "x86 cross-core cache-line transfer ~50-150 ns");
+    // Compressors on the usemem data pattern (each 8-byte word holds its index), per 4 KiB page.
+    // Sizes are measured, not fitted; CPU costs are user-space library times x 1.3 (in-kernel
+    // overhead, compressors.md 4.6) at 2.5 GHz.
+    const char* meas = "compressors.md App. A.6 / 4.2: usemem data, 4 KiB calls";
+    t.real(C::Cost, "cost.compress.zstd.usemem_len", "bytes", 565, 1, 4096, "zstd-3 compressed size of one usemem page", meas);
+    t.cycles("cost.compress.zstd.usemem_comp", 48300, "zstd-3 compression of one usemem page", "compressors.md 4.2: 14.9 us x 1.3 kernel factor at 2.5 GHz");
+    t.cycles("cost.compress.zstd.usemem_decomp", 20200, "zstd-3 decompression of one usemem page", "compressors.md 4.2: 6.2 us x 1.3 at 2.5 GHz");
+    t.real(C::Cost, "cost.compress.lz4.usemem_len", "bytes", 2056, 1, 4096, "lz4 compressed size of one usemem page", meas);
+    t.cycles("cost.compress.lz4.usemem_comp", 21100, "lz4 compression of one usemem page", "compressors.md 4.2: 6.5 us x 1.3 at 2.5 GHz");
+    t.cycles("cost.compress.lz4.usemem_decomp", 16700, "lz4 decompression of one usemem page", "compressors.md 4.2: 5.1 us x 1.3 at 2.5 GHz");
+    t.real(C::Cost, "cost.compress.lzo-rle.usemem_len", "bytes", 1560, 1, 4096, "lzo-rle compressed size of one usemem page (lzo1x-1 measured)", meas);
+    t.cycles("cost.compress.lzo-rle.usemem_comp", 22300, "lzo-rle compression of one usemem page", "compressors.md 4.2: lzo1x-1 6.9 us x 1.3 at 2.5 GHz");
+    t.cycles("cost.compress.lzo-rle.usemem_decomp", 11200, "lzo-rle decompression of one usemem page", "compressors.md 4.2: lzo1x-1 3.4 us x 1.3 at 2.5 GHz");
 
     // ---- simulation control ----
     t.size(C::Sim, "sim.write_chunk", 256 * KiB, 4096, 64 * MiB, "pages a task writes per simulated step when it owes no reclaim (accuracy vs speed)", "swapsim: halving it moves metrics < 2% (tests)");

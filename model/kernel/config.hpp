@@ -1,0 +1,113 @@
+// Typed kernel configuration and model costs, filled from the scenario by model/run.
+// Times are seconds (cycle costs already divided by the clock).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/blockdev.hpp"
+#include "hw/topology.hpp"
+
+namespace swapsim::kernel {
+
+enum class SwapCacheImpl { XArray, SwapTable };
+enum class SwapAllocLock { SiLock, ClusterLock };
+enum class SwapDev { Ssd, Pmem, None };
+
+// One compressor on the workload's data: per 4 KiB page.
+struct CompressorModel {
+    std::string name;
+    unsigned comp_len = 4096;   // compressed bytes per page
+    double comp_s = 0;          // CPU time to compress one page
+    double decomp_s = 0;        // CPU time to decompress one page
+};
+
+struct Costs {
+    // page fault and allocation
+    double fault = 0;               // exception entry/exit + handle_mm_fault, per fault
+    double fault_per_pte = 0;       // set_ptes per page mapped
+    double alloc_folio = 0;         // buddy/pcp allocation of one folio
+    double alloc_per_page = 0;      // struct page init per page of a large folio
+    double zone_lock_batch = 0;     // zone->lock section per pcp batch of 64 pages
+    double zone_lock_buddy = 0;     // zone->lock section per non-pcp folio alloc or free
+    double zero_bw = 1e10;          // bytes/s clearing a new folio (clear_page)
+    double user_write_bw = 1e10;    // bytes/s of usemem's store loop
+    double charge = 0;              // try_charge_memcg page-counter path
+    double charge_stock = 0;        // consume_stock hit
+    double counter_hold = 0;        // page_counter cache line held per atomic update
+    double lru_add_per_folio = 0;   // lru_add_fn under lru_lock
+    // reclaim
+    double reclaim_entry = 0;       // try_to_free_mem_cgroup_pages + do_try_to_free_pages setup
+    double shrink_round = 0;        // shrink_inactive_list fixed part (lru_add_drain, stats)
+    double lru_lock_base = 0;       // lru_lock section fixed part
+    double isolate_per_folio = 0;   // isolate_lru_folios per folio, under lru_lock
+    double putback_per_folio = 0;   // move_folios_to_lru per folio, under lru_lock
+    double rmap_walk = 0;           // folio_referenced / try_to_unmap: anon_vma + walk setup
+    double rmap_per_pte = 0;        // per PTE visited
+    double tlb_flush = 0;           // try_to_unmap_flush_dirty: shootdown IPI round trip (wall)
+    double tlb_irq = 0;             // flush_tlb_func on the target CPU (stolen from its task)
+    double add_to_swap = 0;         // folio_alloc_swap + mem_cgroup_try_charge_swap, outside locks
+    double si_lock_hold = 0;        // get_swap_pages / swap_entry_range_free section, fixed
+    double si_lock_per_slot = 0;    // ... per slot scanned or freed
+    double swap_cache_add = 0;      // add_to_swap_cache section under xa_lock, fixed
+    double swap_cache_del = 0;      // __delete_from_swap_cache section, fixed
+    double swap_cache_per_page = 0; // per slot stored/erased
+    double free_folio = 0;          // free_unref_folios + uncharge, per folio
+    double split_folio = 0;         // split_folio_to_list, per page
+    // zswap
+    double zswap_store_folio = 0;   // zswap_store fixed part: pool, objcg, limits, charge
+    double zswap_store_page = 0;    // zswap_store_page outside locks: entry alloc, lengths
+    double zswap_tree_hold = 0;     // xa_store / xa_erase under the zswap tree lock
+    double zs_class_hold = 0;       // zs_malloc / zs_free under the size-class lock
+    double zs_copy_bw = 1e10;       // bytes/s copying the compressed object into its zspage
+    double list_lru_hold = 0;       // list_lru_add / del under the memcg-node list lock
+    double zswap_load_page = 0;     // zswap_load outside decompression
+    // block I/O
+    double bio_submit = 0;          // bio alloc + submit_bio + driver, per request
+    double bio_per_folio = 0;       // bio_add_folio + writeback flags, per folio
+    double pmem_bw = 1e10;          // bytes/s of a pmem (memcpy) swap write/read
+    // swap-in and exit
+    double swapin_fault = 0;        // do_swap_page fixed part
+    double swap_cache_lookup = 0;   // swap_cache_get_folio
+    double zap_per_pte = 0;         // zap_pte_range per present PTE
+    double zap_per_folio = 0;       // folio release at unmap
+    double zap_per_swap = 0;        // free_swap_and_cache_nr per swap PTE, outside locks
+    double exit_mm = 0;             // exit_mmap fixed part
+    // locks
+    double lock_handoff = 0;        // qspinlock cache-line handoff when contended
+};
+
+struct KConfig {
+    hw::Topology topo;
+    double hz = 2.5e9;
+    uint64_t dram_pages = 0;
+    // memcg (pages; UINT64_MAX = max)
+    uint64_t memcg_high = UINT64_MAX, memcg_max = UINT64_MAX, memcg_swap_max = UINT64_MAX;
+    int membind = -1;                     // node for all memory, -1 = local
+    std::vector<unsigned> mthp_orders;    // enabled anon folio orders, highest first
+    bool thp_swap = true;
+    unsigned swappiness = 60;
+    unsigned hz_jiffies = 1000;
+    unsigned page_cluster = 3;
+    bool vma_ra = true;
+    SwapCacheImpl swap_cache = SwapCacheImpl::XArray;
+    SwapAllocLock swap_alloc = SwapAllocLock::SiLock;
+    bool slot_cache = true;
+    unsigned swap_batch = 64;
+    unsigned lru_add_batch = 31;
+    // zswap
+    bool zswap = true;
+    CompressorModel comp;
+    unsigned max_pool_percent = 20, accept_threshold_percent = 90;
+    bool zswap_large = true;
+    bool zswap_writeback = true;
+    unsigned zs_chain_size = 8;
+    // swap device
+    SwapDev dev = SwapDev::Ssd;
+    uint64_t swap_slots = 0;
+    hw::BlockDevParams ssd;
+    Costs c;
+};
+
+}  // namespace swapsim::kernel

@@ -1,0 +1,98 @@
+// munmap / exit_mmap of anonymous memory.
+//
+// Models: zap_pte_range over every VMA: present folios are taken off the LRU (lru_lock) and
+// freed (uncharged); swap PTEs go through free_swap_and_cache_nr in runs of contiguous entries
+// of one cluster: the reference is dropped, the slot freed (through the per-CPU return cache
+// for order-0 entries), its zswap entry invalidated; a cached folio that is not under
+// writeback is reclaimed with it (__try_to_reclaim_swap).
+// Granularity: per folio and per run of swap entries.
+// Leaves out: page-table page freeing, the final TLB flush, mmap_lock.
+#include "kernel/kernel.hpp"
+
+namespace swapsim::kernel {
+
+using namespace mm;
+
+void Kernel::exit_mmap(Ctx& c, uint32_t mm_id)
+{
+    c.sys(cfg_.c.exit_mm);
+    for (uint32_t v = 0; v < mms[mm_id].vmas.size(); v++)
+        exit_mmap_vma(c, mm_id, v);
+}
+
+void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
+{
+    const Costs& k = cfg_.c;
+    MmStruct& m = mms[mm_id];
+    {
+        Vma& v = m.vmas[vma];
+        size_t n = v.pte.size();
+        for (size_t i = 0; i < n;) {
+            pte_t p = v.pte[i];
+            if (p == PTE_NONE) {
+                i++;
+                continue;
+            }
+            if (pte_present(p)) {
+                folio_t f = pte_folio(p);
+                Folio& fo = folios[f];
+                unsigned nr = fo.nr_pages();
+                size_t end = std::min<size_t>(n, fo.index + nr);
+                for (size_t j = i; j < end; j++)
+                    v.pte[j] = PTE_NONE;
+                c.sys(k.zap_per_pte * double(end - i) + k.zap_per_folio);
+                m.rss_anon -= end - i;
+                i = end;
+                fo.clear(PG_mapped);
+                if (fo.test(PG_swapcache))
+                    swap_cache_del(c, f);
+                if (fo.lru != LRU_NONE) {
+                    int nid = fo.nid;
+                    lruvec[size_t(nid)].del(f);
+                    c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.isolate_per_folio);
+                }
+                free_folio(c, f);
+                continue;
+            }
+            // A run of swap entries, contiguous in one cluster.
+            swp_offset_t off = pte_offset(p);
+            size_t j = i + 1;
+            while (j < n && pte_swap(v.pte[j]) && pte_offset(v.pte[j]) == off + (j - i) &&
+                   (off + (j - i)) % SWAPFILE_CLUSTER != 0)
+                j++;
+            unsigned nr = unsigned(j - i);
+            for (size_t q = i; q < j; q++)
+                v.pte[q] = PTE_NONE;
+            m.swapents -= nr;
+            c.sys(k.zap_per_swap * nr);
+            swap_free_slots(c, off, nr);
+            // __try_to_reclaim_swap: a cached folio left unreferenced goes with the entry.
+            for (unsigned q = 0; q < nr; q++) {
+                folio_t f = swap->cache_folio(off + q);
+                if (f == NO_FOLIO)
+                    continue;
+                Folio& fo = folios[f];
+                if (fo.test(PG_writeback) || fo.test(PG_mapped) || fo.test(PG_isolated))
+                    continue;
+                if (swap->count(fo.swap) != 0)
+                    continue;
+                swap_cache_del(c, f);
+                if (fo.lru != LRU_NONE) {
+                    int nid = fo.nid;
+                    lruvec[size_t(nid)].del(f);
+                    c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.isolate_per_folio);
+                }
+                free_folio(c, f);
+            }
+            i = j;
+        }
+    }
+    if (swap) {
+        SwapFreeTrace tr;
+        free_cpu_ = c.task.cpu;
+        swap->flush_free_cache(c.task.cpu, &tr);
+        price_slot_frees(c, tr, NO_SWAP);
+    }
+}
+
+}  // namespace swapsim::kernel

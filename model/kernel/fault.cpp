@@ -1,0 +1,282 @@
+// Page faults on private anonymous memory.
+//
+// Models: do_anonymous_page with mTHP (alloc_anon_folio: the highest enabled order whose
+// naturally aligned range lies in the VMA with all PTEs none; PMD order as
+// do_huge_pmd_anonymous_page), folio allocation (pcp for orders <= 3 and PMD order, zone->lock
+// otherwise), clearing, memcg charge, folio_add_lru through the per-CPU batch; do_swap_page:
+// swap cache lookup with readahead-hit accounting, the SWP_SYNCHRONOUS_IO bypass for pmem
+// when the entry has one reference, swap_vma_readahead (__swapin_nr_pages window, clipped to
+// the VMA and the PMD), zswap_load before device reads, pgmajfault, swap_free and
+// folio_free_swap on a write fault.
+// Granularity: one call per fault. Leaves out: mTHP swap-in (off once zswap was ever
+// enabled), workingset refault activation, page table allocation.
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernel/kernel.hpp"
+
+namespace swapsim::kernel {
+
+using namespace mm;
+
+namespace {
+bool pcp_allowed_order(unsigned order) { return order <= 3 || order == HPAGE_PMD_ORDER; }
+constexpr unsigned SWAP_RA_ORDER_CEILING = 5;
+}  // namespace
+
+unsigned Kernel::pick_order(const Vma& v, uint32_t idx) const
+{
+    for (unsigned order : cfg_.mthp_orders) {
+        uint32_t nr = 1u << order;
+        uint32_t start = idx & ~(nr - 1);
+        if (uint64_t(start) + nr > v.pte.size())
+            continue;
+        bool none = true;
+        for (uint32_t i = start; i < start + nr && none; i++)
+            none = v.pte[i] == PTE_NONE;
+        if (none)
+            return order;
+    }
+    return 0;
+}
+
+folio_t Kernel::alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t owner, uint32_t index)
+{
+    const Costs& k = cfg_.c;
+    unsigned nr = 1u << order;
+    c.sys(k.alloc_folio + (order ? k.alloc_per_page * nr : 0));
+    // rmqueue: pcp lists refill in batches; other orders take zone->lock every time.
+    if (pcp_allowed_order(order))
+        c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch * nr / 64.0);
+    else
+        c.lock(zone_lock_[size_t(nid)], k.zone_lock_buddy);
+    return folios.alloc(order, unsigned(nid), anon, owner, index);
+}
+
+void Kernel::free_folio(Ctx& c, folio_t f)
+{
+    const Costs& k = cfg_.c;
+    Folio& fo = folios[f];
+    unsigned nr = fo.nr_pages();
+    int nid = fo.nid;
+    c.sys(k.free_folio);
+    c.lock(page_counter_, k.counter_hold);
+    if (pcp_allowed_order(fo.order))
+        c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch * nr / 64.0);
+    else
+        c.lock(zone_lock_[size_t(nid)], k.zone_lock_buddy);
+    memcg.uncharge(nr);
+    memcg.anon_pages -= nr;
+    folios.free(f);
+}
+
+void Kernel::lru_add(Ctx& c, folio_t f)
+{
+    Folio& fo = folios[f];
+    lruvec[fo.nid].add(f, fo.anon() ? LRU_INACTIVE_ANON : LRU_INACTIVE_FILE);
+    // folio_add_lru: a per-CPU folio_batch, drained under lru_lock when full.
+    if (++c.task.lru_add_pending >= cfg_.lru_add_batch) {
+        c.lock(lru_lock_[fo.nid], cfg_.c.lru_lock_base + cfg_.c.lru_add_per_folio * double(c.task.lru_add_pending));
+        c.task.lru_add_pending = 0;
+    }
+}
+
+unsigned Kernel::handle_mm_fault(Ctx& c, uint32_t mm_id, uint32_t vma, uint32_t idx, bool write)
+{
+    MmStruct& m = mms[mm_id];
+    Vma& v = m.vmas[vma];
+    pte_t p = v.pte.at(idx);
+    c.sys(cfg_.c.fault);
+    vm.count(PGFAULT);
+    if (p == PTE_NONE)
+        return do_anonymous_page(c, m, v, idx);
+    if (pte_swap(p))
+        return do_swap_page(c, m, v, idx, write);
+    // Present: a write to a folio still in the swap cache (mapped after a read fault)
+    // takes do_wp_page's reuse path and frees its swap slot.
+    Folio& fo = folios[pte_folio(p)];
+    fo.set(PG_young);
+    if (write && fo.test(PG_swapcache))
+        swap_cache_del(c, pte_folio(p));
+    if (write)
+        fo.set(PG_dirty);
+    return fo.nr_pages() - (idx - fo.index);
+}
+
+unsigned Kernel::touch_present(uint32_t mm_id, uint32_t vma, uint32_t idx)
+{
+    Folio& fo = folios[pte_folio(mms[mm_id].vmas[vma].pte[idx])];
+    fo.set(PG_young);
+    return fo.nr_pages() - (idx - fo.index);
+}
+
+unsigned Kernel::do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx)
+{
+    unsigned order = pick_order(v, idx);
+    unsigned nr = 1u << order;
+    uint32_t start = idx & ~(nr - 1);
+    if (!charge_folio(c, nr))
+        throw std::runtime_error("memcg OOM: memory.max reached and reclaim made no progress");
+    int nid = node_of_cpu(c.task.cpu);
+    folio_t f = alloc_folio(c, order, nid, true, v.id, start);
+    Folio& fo = folios[f];
+    fo.set(PG_young);
+    fo.set(PG_mapped);
+    fo.set(PG_dirty);
+    c.sys(double(nr * PAGE_SIZE) / cfg_.c.zero_bw + cfg_.c.fault_per_pte * nr);
+    for (uint32_t i = 0; i < nr; i++)
+        v.pte[start + i] = mk_pte(f);
+    m.rss_anon += nr;
+    lru_add(c, f);
+    if (order == HPAGE_PMD_ORDER)
+        vm.count(THP_FAULT_ALLOC);
+    if (order)
+        vm.count_mthp(order, MTHP_STAT_ANON_FAULT_ALLOC);
+    return nr - (idx - start);
+}
+
+void Kernel::swapin_readahead_window(Ctx& c, Vma& v, uint32_t idx, uint32_t* start, uint32_t* end)
+{
+    *start = idx;
+    *end = idx + 1;
+    if (!cfg_.vma_ra || cfg_.page_cluster == 0)
+        return;
+    unsigned max_win = 1u << std::min(cfg_.page_cluster, SWAP_RA_ORDER_CEILING);
+    uint32_t prev = v.ra_addr;
+    unsigned hits = v.ra_hits, prev_win = v.ra_win;
+    // __swapin_nr_pages
+    unsigned pages = hits + 2;
+    if (pages == 2) {
+        if (idx != prev + 1 && idx + 1 != prev)
+            pages = 1;
+    } else {
+        unsigned roundup = 4;
+        while (roundup < pages)
+            roundup <<= 1;
+        pages = roundup;
+    }
+    pages = std::min(pages, max_win);
+    pages = std::max(pages, prev_win / 2);
+    v.ra_addr = idx;
+    v.ra_win = pages;
+    v.ra_hits = 0;
+    if (pages <= 1)
+        return;
+    int64_t lo, hi;
+    if (idx == prev + 1) {
+        lo = idx;
+        hi = int64_t(idx) + pages;
+    } else if (prev == idx + 1) {
+        lo = int64_t(idx) - pages + 1;
+        hi = int64_t(idx) + 1;
+    } else {
+        int64_t left = (pages - 1) / 2;
+        lo = int64_t(idx) - left;
+        hi = int64_t(idx) + pages - left;
+    }
+    int64_t pmd = int64_t(idx) & ~int64_t(HPAGE_PMD_NR - 1);
+    lo = std::max<int64_t>({lo, 0, pmd});
+    hi = std::min<int64_t>({hi, int64_t(v.pte.size()), pmd + HPAGE_PMD_NR});
+    *start = uint32_t(lo);
+    *end = uint32_t(hi);
+}
+
+// Read one order-0 folio for swap slot `off` into the swap cache (__read_swap_cache_async +
+// swap_read_folio). Returns the folio and the time its data is there.
+folio_t Kernel::read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, swp_offset_t off, double* ready)
+{
+    if (!charge_folio(c, 1))
+        throw std::runtime_error("memcg OOM during swap-in");
+    int nid = node_of_cpu(c.task.cpu);
+    folio_t f = alloc_folio(c, 0, nid, true, v.id, idx);
+    swap_cache_insert(c, f, off);
+    lru_add(c, f);
+    *ready = c.now();
+    if (zswap_load(c, off)) {
+        folios[f].set(PG_dirty);   // exclusive load: zswap no longer holds the data
+        return f;
+    }
+    if (cfg_.dev == SwapDev::Pmem) {
+        c.sys(double(PAGE_SIZE) / cfg_.c.pmem_bw);
+    } else if (ssd) {
+        double t = ssd->tag_free_at(c.now());
+        if (t > c.now()) {
+            c.task.io_wait_s += t - c.now();
+            c.block_until(t);
+        }
+        c.sys(cfg_.c.bio_submit);
+        *ready = ssd->submit(c.now(), PAGE_SIZE, false);
+    }
+    vm.count(PSWPIN);
+    return f;
+}
+
+unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool write)
+{
+    const Costs& k = cfg_.c;
+    swp_offset_t off = pte_offset(v.pte[idx]);
+    c.sys(k.swapin_fault + k.swap_cache_lookup);
+    folio_t f = swap->cache_folio(off);
+    if (f != NO_FOLIO) {
+        Folio& fo = folios[f];
+        if (fo.test(PG_readahead)) {
+            fo.clear(PG_readahead);
+            vm.count(SWAP_RA_HIT);
+            v.ra_hits = std::min(v.ra_hits + 1, 255u);
+            v.ra_addr = idx;
+        }
+    } else {
+        vm.count(PGMAJFAULT);
+        double ready = c.now();
+        if (cfg_.dev == SwapDev::Pmem && swap->count(off) == 1) {
+            // SWP_SYNCHRONOUS_IO: bypass the swap cache, read synchronously.
+            if (!charge_folio(c, 1))
+                throw std::runtime_error("memcg OOM during swap-in");
+            f = alloc_folio(c, 0, node_of_cpu(c.task.cpu), true, v.id, idx);
+            lru_add(c, f);
+            if (zswap_load(c, off)) {
+                folios[f].set(PG_dirty);
+            } else {
+                c.sys(double(PAGE_SIZE) / k.pmem_bw);
+                vm.count(PSWPIN);
+            }
+        } else {
+            uint32_t lo, hi;
+            swapin_readahead_window(c, v, idx, &lo, &hi);
+            for (uint32_t j = lo; j < hi; j++) {
+                if (j == idx || !pte_swap(v.pte[j]))
+                    continue;
+                swp_offset_t o = pte_offset(v.pte[j]);
+                if (swap->cache_folio(o) != NO_FOLIO)
+                    continue;
+                double r;
+                folio_t ra = read_swap_cache_async(c, v, j, o, &r);
+                folios[ra].set(PG_readahead);
+                vm.count(SWAP_RA);
+            }
+            f = read_swap_cache_async(c, v, idx, off, &ready);
+            if (ready > c.now()) {
+                c.task.io_wait_s += ready - c.now();
+                c.block_until(ready);
+            }
+        }
+    }
+    Folio& fo = folios[f];
+    fo.index = idx;
+    fo.set(PG_mapped);
+    fo.set(PG_young);
+    v.pte[idx] = mk_pte(f);
+    c.sys(k.fault_per_pte);
+    m.rss_anon++;
+    m.swapents--;
+    // swap_free: the PTE's reference; the slot stays while the folio is in the swap cache.
+    swap_free_slots(c, off, 1);
+    if (write) {
+        fo.set(PG_dirty);
+        if (fo.test(PG_swapcache))
+            swap_cache_del(c, f);   // should_try_to_free_swap -> folio_free_swap
+    }
+    return 1;
+}
+
+}  // namespace swapsim::kernel

@@ -1,0 +1,258 @@
+#include "kernel/kernel.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace swapsim::kernel {
+
+using namespace mm;
+
+// ---------------------------------------------------------------- Ctx
+
+Ctx::Ctx(Kernel& kernel, Task& t, Clock& clk) : k(kernel), task(t), clk_(clk), base_(clk.now())
+{
+    task.running = true;
+}
+
+Ctx::~Ctx()
+{
+    if (pending_ > 0 && !std::uncaught_exceptions())
+        flush();
+}
+
+void Ctx::lock(hw::Lock& l, double hold, unsigned n)
+{
+    if (n == 0)
+        return;
+    double spin = l.acquire(now(), task.cpu, hold, n);
+    sys(spin + hold * n);
+}
+
+void Ctx::flush()
+{
+    double work = pending_ + task.stolen;
+    if (work > 0) {
+        double t0 = clk_.now();
+        clk_.cpu(task.cpu, work);
+        double wall = clk_.now() - t0;
+        double sys_share = (pending_sys_ + task.stolen) / work;
+        task.stime += wall * sys_share;
+        task.utime += wall * (1 - sys_share);
+    }
+    task.stolen = 0;
+    pending_ = pending_sys_ = pending_user_ = 0;
+    base_ = clk_.now();
+}
+
+void Ctx::block_until(double t)
+{
+    flush();
+    if (t > clk_.now()) {
+        task.running = false;
+        clk_.sleep_until(t);
+        task.running = true;
+    }
+    base_ = clk_.now();
+}
+
+// ---------------------------------------------------------------- setup
+
+Kernel::Kernel(const KConfig& cfg)
+    : memcg(cfg.topo.nr_cpus(), cfg.memcg_high, cfg.memcg_max, cfg.memcg_swap_max),
+      zpool(cfg.zs_chain_size), cfg_(cfg)
+{
+    int nodes = cfg.topo.sockets;
+    for (int n = 0; n < nodes; n++)
+        lruvec.emplace_back(folios);
+    double h = cfg.c.lock_handoff;
+    lru_lock_.assign(size_t(nodes), hw::Lock(h));
+    zone_lock_.assign(size_t(nodes), hw::Lock(h));
+    list_lru_lock_.assign(size_t(nodes), hw::Lock(h));
+    zs_class_lock_.assign(zpool.nr_classes(), hw::Lock(h));
+    si_lock_.set_handoff(h);
+    page_counter_.set_handoff(h);
+    if (cfg.dev != SwapDev::None) {
+        swap = std::make_unique<SwapDevice>(cfg.swap_slots, cfg.topo.nr_cpus(), cfg.slot_cache,
+                                            cfg.swap_batch);
+        swap->set_free_hook([this](swp_offset_t off) { on_slot_free(off); });
+    }
+    if (cfg.dev == SwapDev::Ssd)
+        ssd = std::make_unique<hw::BlockDevice>(cfg.ssd);
+    zswap_max_pages_ = cfg.dram_pages * cfg.max_pool_percent / 100;
+}
+
+uint32_t Kernel::mm_create(int owner_task, int owner_cpu)
+{
+    MmStruct m;
+    m.id = uint32_t(mms.size());
+    m.owner_task = owner_task;
+    m.owner_cpu = owner_cpu;
+    mms.push_back(std::move(m));
+    return mms.back().id;
+}
+
+uint32_t Kernel::vma_create(uint32_t mm_id, uint64_t npages)
+{
+    if (npages >= PTE_SWAP)
+        throw std::invalid_argument("mapping too large for the page table model");
+    Vma v;
+    v.id = uint32_t(vma_ref_.size());
+    v.pte.assign(size_t(npages), PTE_NONE);
+    MmStruct& m = mms[mm_id];
+    vma_ref_.emplace_back(mm_id, uint32_t(m.vmas.size()));
+    m.vmas.push_back(std::move(v));
+    return uint32_t(m.vmas.size() - 1);
+}
+
+int Kernel::task_create(int cpu, uint32_t mm_id)
+{
+    Task t;
+    t.pid = int(tasks_.size());
+    t.cpu = cpu;
+    t.mm = mm_id;
+    tasks_.push_back(t);
+    return t.pid;
+}
+
+int Kernel::node_of_cpu(int cpu) const
+{
+    return cfg_.membind >= 0 ? cfg_.membind : cfg_.topo.socket_of(cpu);
+}
+
+hw::Lock& Kernel::lock_in(std::unordered_map<uint32_t, hw::Lock>& m, uint32_t key)
+{
+    auto it = m.find(key);
+    if (it == m.end())
+        it = m.emplace(key, hw::Lock(cfg_.c.lock_handoff)).first;
+    return it->second;
+}
+
+hw::Lock& Kernel::swap_cache_lock(swp_offset_t off)
+{
+    // XArray: one address_space (xa_lock) per 64 MiB of swap; swap table: the cluster lock.
+    if (cfg_.swap_cache == SwapCacheImpl::XArray)
+        return lock_in(swap_cache_locks_, off >> SWAP_ADDRESS_SPACE_SHIFT);
+    return lock_in(cluster_locks_, off / SWAPFILE_CLUSTER);
+}
+
+hw::Lock& Kernel::zswap_tree_lock(swp_offset_t off)
+{
+    return lock_in(zswap_tree_locks_, off >> ZSWAP_ADDRESS_SPACE_SHIFT);
+}
+
+hw::Lock& Kernel::swap_alloc_lock(swp_offset_t off)
+{
+    if (cfg_.swap_alloc == SwapAllocLock::SiLock || off == NO_SWAP)
+        return si_lock_;
+    return lock_in(cluster_locks_, off / SWAPFILE_CLUSTER);
+}
+
+void Kernel::on_slot_free(swp_offset_t off)
+{
+    // swap_range_free: zswap_invalidate, then the memcg swap uncharge.
+    uint16_t len = swap->zswap_len(off);
+    if (len) {
+        zpool.zs_free(zpool.class_index(len));
+        memcg.uncharge_zswap(free_cpu_, len, 1);
+        zswap.stored_pages--;
+        pending_invalidate_++;
+    }
+    memcg.uncharge_swap(1);
+}
+
+// ---------------------------------------------------------------- reports and checks
+
+std::vector<std::pair<std::string, const hw::LockStats*>> Kernel::lock_stats() const
+{
+    std::vector<std::pair<std::string, const hw::LockStats*>> out;
+    auto sum_into = [&](const char* name, auto& locks, hw::LockStats& acc) {
+        acc = {};
+        for (auto& l : locks) {
+            const hw::LockStats& s = lock_of(l).stats();
+            acc.acquisitions += s.acquisitions;
+            acc.hold_s += s.hold_s;
+            acc.spin_s += s.spin_s;
+        }
+        out.emplace_back(name, &acc);
+    };
+    sum_into("lruvec->lru_lock", lru_lock_, agg_[0]);
+    sum_into("zone->lock", zone_lock_, agg_[1]);
+    sum_into("list_lru (zswap)", list_lru_lock_, agg_[2]);
+    sum_into("zs_pool class->lock", zs_class_lock_, agg_[3]);
+    sum_into("swap cache xa_lock / ci->lock", swap_cache_locks_, agg_[4]);
+    sum_into("zswap tree xa_lock", zswap_tree_locks_, agg_[5]);
+    sum_into("si->lock / swap cluster lock", cluster_locks_, agg_[6]);
+    agg_[6].acquisitions += si_lock_.stats().acquisitions;
+    agg_[6].hold_s += si_lock_.stats().hold_s;
+    agg_[6].spin_s += si_lock_.stats().spin_s;
+    out.emplace_back("memcg page_counter", &page_counter_.stats());
+    return out;
+}
+
+std::string Kernel::check_invariants() const
+{
+    std::ostringstream err;
+    // Every touched page is mapped by a live folio or held by a swap entry with a reference.
+    uint64_t present_pages = 0, swap_ptes = 0;
+    for (const MmStruct& m : mms) {
+        for (const Vma& v : m.vmas) {
+            for (size_t i = 0; i < v.pte.size(); i++) {
+                pte_t p = v.pte[i];
+                if (pte_present(p)) {
+                    const Folio& f = folios[pte_folio(p)];
+                    if (!f.test(PG_mapped) || f.owner != v.id || i < f.index || i >= f.index + f.nr_pages()) {
+                        err << "pte " << v.id << ":" << i << " maps a folio that is not its own";
+                        return err.str();
+                    }
+                    present_pages++;
+                } else if (pte_swap(p)) {
+                    if (!swap || swap->count(pte_offset(p)) == 0) {
+                        err << "swap pte " << v.id << ":" << i << " holds no swap reference";
+                        return err.str();
+                    }
+                    swap_ptes++;
+                }
+            }
+        }
+    }
+    uint64_t rss = 0, swapents = 0;
+    for (const MmStruct& m : mms) {
+        rss += m.rss_anon;
+        swapents += m.swapents;
+    }
+    if (rss != present_pages) {
+        err << "rss_anon " << rss << " != present ptes " << present_pages;
+        return err.str();
+    }
+    if (swapents != swap_ptes) {
+        err << "swapents " << swapents << " != swap ptes " << swap_ptes;
+        return err.str();
+    }
+    // memcg usage = charged folios + zswap's charged pages + per-CPU stocks.
+    uint64_t folio_pages = 0;
+    for (const Lruvec& l : lruvec)
+        folio_pages += l.total_pages();
+    int64_t expect = int64_t(folio_pages) + memcg.kmem_pages + memcg.stock_pages();
+    if (memcg.memory.usage != expect) {
+        err << "memcg usage " << memcg.memory.usage << " != folios " << folio_pages << " + zswap kmem "
+            << memcg.kmem_pages << " + stock " << memcg.stock_pages();
+        return err.str();
+    }
+    if (memcg.memory.usage < 0 || uint64_t(memcg.memory.usage) > memcg.memory.max) {
+        err << "memcg usage " << memcg.memory.usage << " outside [0, memory.max]";
+        return err.str();
+    }
+    if (zpool.objs() != zswap.stored_pages) {
+        err << "zsmalloc objects " << zpool.objs() << " != zswap stored pages " << zswap.stored_pages;
+        return err.str();
+    }
+    if (swap && memcg.swap.usage != int64_t(swap->inuse_pages() - swap->cached_slots())) {
+        err << "memcg swap usage " << memcg.swap.usage << " != swap slots in use "
+            << swap->inuse_pages() << " - slot cache " << swap->cached_slots();
+        return err.str();
+    }
+    return "";
+}
+
+}  // namespace swapsim::kernel

@@ -1,0 +1,250 @@
+// The simulated kernel: mm state, contended locks and devices, and the timed paths that
+// tasks run (page fault, memcg charge and memory.high reclaim, shrink_folio_list, zswap,
+// swap-out to a block device, swap-in with readahead, exit_mmap).
+//
+// Time model: a task runs kernel and user code through a Ctx, which accumulates the CPU time
+// the code costs (and the expected spin on contended locks) and hands it to the Clock in one
+// piece at the next flush: before the task blocks, after each reclaim pass, and at the end of
+// each write step. State changes take effect when the code runs, i.e. at the start of the
+// interval whose time is then spent.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hw/blockdev.hpp"
+#include "hw/lock.hpp"
+#include "kernel/config.hpp"
+#include "mm/folio.hpp"
+#include "mm/lru.hpp"
+#include "mm/memcg.hpp"
+#include "mm/swapfile.hpp"
+#include "mm/vmstat.hpp"
+#include "mm/zsmalloc.hpp"
+
+namespace swapsim::kernel {
+
+// Where time goes: implemented over SimGrid by model/run, and by a plain counter in tests.
+class Clock {
+public:
+    virtual ~Clock() = default;
+    virtual double now() const = 0;
+    virtual void cpu(int cpu, double seconds) = 0;      // busy at full speed for `seconds`
+    virtual void sleep_until(double t) = 0;            // blocked, off CPU
+};
+
+// Page table entry of an anon VMA: 0 none, PTE_SWAP|offset a swap entry, else folio id + 1.
+using pte_t = uint32_t;
+constexpr pte_t PTE_NONE = 0;
+constexpr pte_t PTE_SWAP = 0x80000000u;
+inline bool pte_present(pte_t p) { return p && !(p & PTE_SWAP); }
+inline bool pte_swap(pte_t p) { return p & PTE_SWAP; }
+inline mm::folio_t pte_folio(pte_t p) { return mm::folio_t(p - 1); }
+inline mm::swp_offset_t pte_offset(pte_t p) { return p & ~PTE_SWAP; }
+inline pte_t mk_pte(mm::folio_t f) { return pte_t(f + 1); }
+inline pte_t mk_swp_pte(mm::swp_offset_t o) { return PTE_SWAP | o; }
+
+struct Vma {
+    uint32_t id = 0;
+    std::vector<pte_t> pte;   // one per page
+    // vma->swap_readahead_info: last fault page, window, readahead hits (initial hits: 4).
+    uint32_t ra_addr = 0;
+    unsigned ra_win = 0, ra_hits = 4;
+};
+
+struct MmStruct {
+    uint32_t id = 0;
+    int owner_cpu = -1;       // where its task runs (TLB shootdown target)
+    int owner_task = -1;
+    std::vector<Vma> vmas;
+    uint64_t rss_anon = 0, swapents = 0;
+};
+
+struct Task {
+    int pid = 0;
+    int cpu = 0;
+    uint32_t mm = 0;
+    unsigned memcg_nr_pages_over_high = 0;
+    bool memalloc = false;       // PF_MEMALLOC: in reclaim
+    bool running = false;        // on CPU (not sleeping): receives TLB IPIs
+    double utime = 0, stime = 0; // seconds
+    double stolen = 0;           // IRQ work (TLB shootdowns) to run at the next flush
+    uint64_t reclaimed = 0;      // pages this task reclaimed
+    double throttled_s = 0;      // memory.high penalty sleep
+    double io_wait_s = 0;        // blocked on a request tag or a read
+    uint64_t lru_add_pending = 0;
+};
+
+class Kernel;
+
+// The execution of one task: accumulates the time its code costs.
+class Ctx {
+public:
+    Ctx(Kernel& k, Task& t, Clock& clk);
+    ~Ctx();
+    Kernel& k;
+    Task& task;
+
+    double now() const { return base_ + pending_; }   // planned time of the code now running
+    void sys(double s) { pending_ += s; pending_sys_ += s; }
+    void user(double s) { pending_ += s; pending_user_ += s; }
+    // `n` acquisitions of a contended spinlock held `hold` each: spin + hold as sys time.
+    void lock(hw::Lock& l, double hold, unsigned n = 1);
+    void flush();                        // run the accumulated CPU time on the task's CPU
+    void block_until(double t);          // flush, then sleep (off CPU) until t
+    Clock& clock() { return clk_; }
+
+private:
+    Clock& clk_;
+    double base_;
+    double pending_ = 0, pending_sys_ = 0, pending_user_ = 0;
+};
+
+struct ScanControl {
+    unsigned long nr_to_reclaim = 0;
+    unsigned long nr_reclaimed = 0;
+    unsigned long nr_scanned = 0;
+    int priority = mm::DEF_PRIORITY;
+    bool may_swap = true;
+};
+
+struct DeviceStats {
+    uint64_t requests = 0, bytes_written = 0, bytes_read = 0;
+    double busy_s = 0;
+};
+
+class Kernel {
+public:
+    explicit Kernel(const KConfig& cfg);
+
+    // ---- setup ----
+    uint32_t mm_create(int owner_task, int owner_cpu);
+    uint32_t vma_create(uint32_t mm, uint64_t npages);
+    Task& task(int pid) { return tasks_[size_t(pid)]; }
+    const Task& task(int pid) const { return tasks_[size_t(pid)]; }
+    int task_create(int cpu, uint32_t mm);
+    size_t nr_tasks() const { return tasks_.size(); }
+
+    // ---- paths run by tasks ----
+    // First touch or re-touch of page `idx` of a VMA (write fault). Returns pages the
+    // resulting folio covers from idx on (so the caller can write them without faulting).
+    unsigned handle_mm_fault(Ctx& c, uint32_t mm, uint32_t vma, uint32_t idx, bool write);
+    // resume_user_mode_work: pay any memory.high debt (mem_cgroup_handle_over_high).
+    void resume_user_mode(Ctx& c);
+    // munmap of one VMA; exit_mmap of every VMA of `mm`.
+    void exit_mmap_vma(Ctx& c, uint32_t mm, uint32_t vma);
+    void exit_mmap(Ctx& c, uint32_t mm);
+    // A user access to a present page: sets the accessed bit; returns the pages of its folio
+    // from idx on.
+    unsigned touch_present(uint32_t mm, uint32_t vma, uint32_t idx);
+
+    // ---- state for reports and checks ----
+    const KConfig& cfg() const { return cfg_; }
+    mm::MemCgroup memcg;
+    mm::VmStat vm;
+    mm::FolioTable folios;
+    std::vector<mm::Lruvec> lruvec;   // per node
+    std::unique_ptr<mm::SwapDevice> swap;
+    mm::ZsPool zpool;
+    std::unique_ptr<hw::BlockDevice> ssd;
+    std::vector<MmStruct> mms;
+
+    struct ZswapStats {
+        uint64_t stored_pages = 0, pool_limit_hit = 0, reject_compress_poor = 0, reject_large = 0,
+                 written_back = 0;
+    } zswap;
+
+    // Named locks with their contention statistics, for result.json.
+    std::vector<std::pair<std::string, const hw::LockStats*>> lock_stats() const;
+    // Page conservation and memcg accounting. Returns "" if consistent, else the first violation.
+    std::string check_invariants() const;
+    int nr_nodes() const { return int(lruvec.size()); }
+
+private:
+    friend class Ctx;
+    struct WbDone {
+        double t;
+        mm::folio_t f;
+        uint32_t gen;
+        bool operator>(const WbDone& o) const { return t > o.t || (t == o.t && f > o.f); }
+    };
+    struct ShrinkStat {
+        unsigned long nr_reclaimed = 0, nr_writeback = 0, nr_activate = 0, nr_pageout = 0;
+    };
+
+    // fault side
+    unsigned pick_order(const Vma& v, uint32_t idx) const;
+    mm::folio_t alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t owner, uint32_t index);
+    void free_folio(Ctx& c, mm::folio_t f);
+    bool charge_folio(Ctx& c, unsigned nr_pages);
+    void account_charge(Ctx& c, const mm::ChargeResult& r);
+    void lru_add(Ctx& c, mm::folio_t f);
+    unsigned do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx);
+    unsigned do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool write);
+    mm::folio_t read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, mm::swp_offset_t off, double* ready);
+    int node_of_cpu(int cpu) const;
+
+    // memcg reclaim
+    void mem_cgroup_handle_over_high(Ctx& c);
+    unsigned long reclaim_high(Ctx& c, unsigned nr_pages);
+    unsigned long try_to_free_mem_cgroup_pages(Ctx& c, unsigned nr_pages);
+    void shrink_lruvec(Ctx& c, int nid, ScanControl& sc);
+    unsigned long shrink_inactive_list(Ctx& c, int nid, mm::LruList lru, unsigned long nr_to_scan,
+                                       ScanControl& sc);
+    void shrink_active_list(Ctx& c, int nid, mm::LruList lru, unsigned long nr_to_scan);
+    bool inactive_is_low(int nid, mm::LruList inactive) const;
+    unsigned long shrink_folio_list(Ctx& c, std::vector<mm::folio_t>& list, std::vector<mm::folio_t>& ret,
+                                    std::vector<mm::folio_t>& activate, ShrinkStat& st);
+    void process_writeback_completions(double now);
+
+    // swap-out pieces
+    struct PlugEntry {
+        mm::swp_offset_t off;
+        unsigned nr;
+        mm::folio_t f;
+        uint32_t gen;
+    };
+    bool add_to_swap(Ctx& c, mm::folio_t f);
+    void split_folio(Ctx& c, mm::folio_t f, std::vector<mm::folio_t>& list);
+    void tlb_flush_dirty(Ctx& c, mm::folio_t f);
+    void swap_cache_insert(Ctx& c, mm::folio_t f, mm::swp_offset_t off);
+    void swap_cache_del(Ctx& c, mm::folio_t f);
+    void try_to_unmap(Ctx& c, mm::folio_t f);
+    enum class Pageout { Clean, Writeback, Activate };
+    Pageout swap_writepage(Ctx& c, mm::folio_t f, std::vector<PlugEntry>& plug);
+    bool zswap_store(Ctx& c, mm::folio_t f);
+    bool zswap_load(Ctx& c, mm::swp_offset_t off);
+    void flush_plug(Ctx& c, std::vector<PlugEntry>& plug);
+    void swap_free_slots(Ctx& c, mm::swp_offset_t off, unsigned nr);
+    void swapin_readahead_window(Ctx& c, Vma& v, uint32_t idx, uint32_t* start, uint32_t* end);
+
+    // locks
+    hw::Lock& swap_cache_lock(mm::swp_offset_t off);
+    hw::Lock& zswap_tree_lock(mm::swp_offset_t off);
+    hw::Lock& swap_alloc_lock(mm::swp_offset_t off);
+    hw::Lock& lock_in(std::unordered_map<uint32_t, hw::Lock>& m, uint32_t key);
+    static const hw::Lock& lock_of(const hw::Lock& l) { return l; }
+    static const hw::Lock& lock_of(const std::pair<const uint32_t, hw::Lock>& p) { return p.second; }
+    void on_slot_free(mm::swp_offset_t off);
+    void price_slot_frees(Ctx& c, const mm::SwapFreeTrace& tr, mm::swp_offset_t off);
+
+    KConfig cfg_;
+    std::vector<Task> tasks_;
+    std::vector<std::pair<uint32_t, uint32_t>> vma_ref_;   // global vma id -> (mm, index)
+    int free_cpu_ = 0;                  // CPU whose obj stock takes zswap uncharges
+    unsigned pending_invalidate_ = 0;   // zswap entries freed by the last slot free
+    mutable std::array<hw::LockStats, 7> agg_{};
+    std::vector<hw::Lock> lru_lock_, zone_lock_, list_lru_lock_, zs_class_lock_;
+    hw::Lock si_lock_, page_counter_;
+    std::unordered_map<uint32_t, hw::Lock> swap_cache_locks_, zswap_tree_locks_, cluster_locks_;
+    std::priority_queue<WbDone, std::vector<WbDone>, std::greater<WbDone>> wb_done_;
+    uint64_t zswap_max_pages_ = 0;
+    bool zswap_full_ = false;
+};
+
+}  // namespace swapsim::kernel

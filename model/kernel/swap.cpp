@@ -1,0 +1,279 @@
+// Swap-out and the swap cache: add_to_swap, try_to_unmap, the TLB flush before writeout,
+// split_folio_to_list, swap_writepage (zswap_store, pmem copy or an async bio), the block
+// plug, zswap_load/zswap_invalidate, and slot freeing with its locks.
+//
+// Models: folio_alloc_swap (slot cache or get_swap_pages under si->lock, or the cluster lock
+// in the v6.14+ form) + mem_cgroup_try_charge_swap + add_to_swap_cache under the swap-cache
+// lock of the slot (64 MiB XArray space or, with the swap table, the cluster); zswap_store's
+// all-or-nothing per folio, limits (max_pool_percent, accept threshold), per-page compression
+// and zs_malloc, zswap tree and list_lru inserts, the compressed-size memcg charge;
+// __swap_writepage's one bio per folio, merged in the plug up to max_request bytes.
+// Granularity: per folio, per-page work summed; locks priced per acquisition.
+// Leaves out: zswap writeback to the device and its shrinker, same-filled pages, zeromap.
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernel/kernel.hpp"
+
+namespace swapsim::kernel {
+
+using namespace mm;
+
+bool Kernel::add_to_swap(Ctx& c, folio_t f)
+{
+    Folio& fo = folios[f];
+    unsigned order = fo.order, nr = fo.nr_pages();
+    c.sys(cfg_.c.add_to_swap);
+    swp_offset_t off = NO_SWAP;
+    // Without CONFIG_THP_SWAP a large folio gets no slots and is split.
+    if (swap && (order == 0 || cfg_.thp_swap)) {
+        SwapAllocTrace tr;
+        off = swap->alloc(c.task.cpu, order, &tr);
+        if (tr.took_si_lock)
+            c.lock(swap_alloc_lock(off),
+                   cfg_.c.si_lock_hold + cfg_.c.si_lock_per_slot * (tr.slots_scanned + tr.refilled));
+    }
+    if (!memcg.try_charge_swap(off != NO_SWAP, nr)) {
+        if (off != NO_SWAP) {   // over memory.swap.max: give the slots back
+            memcg.swap.usage += nr;
+            SwapFreeTrace tr;
+            swap->put_cache(off, nr, c.task.cpu, &tr);
+        }
+        return false;
+    }
+    swap_cache_insert(c, f, off);
+    fo.set(PG_dirty);
+    return true;
+}
+
+void Kernel::swap_cache_insert(Ctx& c, folio_t f, swp_offset_t off)
+{
+    Folio& fo = folios[f];
+    unsigned nr = fo.nr_pages();
+    if (swap->cache_folio(off) == NO_FOLIO && !swap->has_cache(off))
+        swap->swapcache_prepare(off);   // swap-in: pin the referenced slot
+    for (unsigned i = 0; i < nr; i++)
+        swap->cache_folio(off + i) = f;
+    fo.swap = off;
+    fo.set(PG_swapcache);
+    c.lock(swap_cache_lock(off), cfg_.c.swap_cache_add + cfg_.c.swap_cache_per_page * nr);
+}
+
+void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
+{
+    const Costs& k = cfg_.c;
+    if (tr.took_si_lock)
+        c.lock(swap_alloc_lock(off), k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed);
+    if (pending_invalidate_) {
+        // zswap_invalidate of each freed slot: xa_erase, zs_free, list_lru_del, uncharge.
+        unsigned n = pending_invalidate_;
+        pending_invalidate_ = 0;
+        c.sys(k.zswap_store_page * n);
+        c.lock(zswap_tree_lock(off), k.zswap_tree_hold, n);
+        c.lock(zs_class_lock_[zpool.class_index(std::max<unsigned>(cfg_.comp.comp_len, 1))], k.zs_class_hold, n);
+        c.lock(list_lru_lock_[size_t(node_of_cpu(c.task.cpu))], k.list_lru_hold, n);
+    }
+}
+
+void Kernel::swap_cache_del(Ctx& c, folio_t f)
+{
+    Folio& fo = folios[f];
+    unsigned nr = fo.nr_pages();
+    swp_offset_t off = fo.swap;
+    c.lock(swap_cache_lock(off), cfg_.c.swap_cache_del + cfg_.c.swap_cache_per_page * nr);
+    fo.clear(PG_swapcache);
+    fo.swap = NO_SWAP;
+    SwapFreeTrace tr;
+    free_cpu_ = c.task.cpu;
+    swap->put_cache(off, nr, c.task.cpu, &tr);   // put_swap_folio
+    price_slot_frees(c, tr, off);
+}
+
+void Kernel::swap_free_slots(Ctx& c, swp_offset_t off, unsigned nr)
+{
+    SwapFreeTrace tr;
+    free_cpu_ = c.task.cpu;
+    swap->put_ref(off, nr, c.task.cpu, &tr);
+    price_slot_frees(c, tr, off);
+}
+
+void Kernel::split_folio(Ctx& c, folio_t f, std::vector<folio_t>& list)
+{
+    Folio& head = folios[f];
+    unsigned nr = head.nr_pages();
+    if (head.order == HPAGE_PMD_ORDER)
+        vm.count(THP_SPLIT_PAGE);
+    vm.count_mthp(head.order, MTHP_STAT_SPLIT);
+    c.sys(cfg_.c.split_folio * nr);
+    bool mapped = head.test(PG_mapped);
+    auto [mm_id, vma] = vma_ref_[head.owner];
+    std::vector<folio_t> tails = folios.split(f);
+    Vma& v = mms[mm_id].vmas[vma];
+    for (folio_t t : tails) {
+        if (mapped)
+            v.pte[folios[t].index] = mk_pte(t);
+        list.push_back(t);
+    }
+}
+
+void Kernel::try_to_unmap(Ctx& c, folio_t f)
+{
+    Folio& fo = folios[f];
+    unsigned nr = fo.nr_pages();
+    c.sys(cfg_.c.rmap_walk + cfg_.c.rmap_per_pte * nr);
+    auto [mm_id, vma] = vma_ref_[fo.owner];
+    MmStruct& m = mms[mm_id];
+    Vma& v = m.vmas[vma];
+    for (unsigned i = 0; i < nr; i++)
+        v.pte[fo.index + i] = mk_swp_pte(fo.swap + i);
+    swap->dup(fo.swap, nr);
+    m.rss_anon -= nr;
+    m.swapents += nr;
+    fo.clear(PG_mapped);
+    fo.clear(PG_young);
+}
+
+void Kernel::tlb_flush_dirty(Ctx& c, folio_t f)
+{
+    // try_to_unmap_flush_dirty: the unmapped PTEs may be cached in the owner's TLB; the
+    // reclaimer IPIs the CPU running the owner and waits for it.
+    const Costs& k = cfg_.c;
+    auto [mm_id, vma] = vma_ref_[folios[f].owner];
+    (void)vma;
+    const MmStruct& m = mms[mm_id];
+    if (m.owner_task == c.task.pid || m.owner_task < 0) {
+        c.sys(k.tlb_irq);
+        return;
+    }
+    Task& owner = tasks_[size_t(m.owner_task)];
+    if (!owner.running) {
+        c.sys(k.tlb_irq);
+        return;
+    }
+    c.sys(k.tlb_flush);
+    owner.stolen += k.tlb_irq;
+}
+
+bool Kernel::zswap_store(Ctx& c, folio_t f)
+{
+    const Costs& k = cfg_.c;
+    Folio& fo = folios[f];
+    unsigned nr = fo.nr_pages();
+    if (fo.order && !cfg_.zswap_large) {   // v6.12: "Large folios aren't supported"
+        zswap.reject_large++;
+        return false;
+    }
+    // zswap_check_limits
+    uint64_t cur = zpool.pool_pages();
+    if (zswap_full_ && cur <= zswap_max_pages_ * cfg_.accept_threshold_percent / 100)
+        zswap_full_ = false;
+    if (cur >= zswap_max_pages_)
+        zswap_full_ = true;
+    if (zswap_full_) {
+        zswap.pool_limit_hit++;
+        return false;
+    }
+    c.sys(k.zswap_store_folio);
+    unsigned len = cfg_.comp.comp_len;
+    // Per page: compress under the per-CPU acomp_ctx mutex (uncontended), then store.
+    c.sys(cfg_.comp.comp_s * nr);
+    if (len >= PAGE_SIZE) {   // v6.12: reject_compress_poor, the whole folio goes to swap
+        zswap.reject_compress_poor++;
+        return false;
+    }
+    unsigned cls = zpool.class_index(len);
+    c.sys((k.zswap_store_page + double(len) / k.zs_copy_bw) * nr);
+    c.lock(zs_class_lock_[cls], k.zs_class_hold, nr);
+    c.lock(zswap_tree_lock(fo.swap), k.zswap_tree_hold, nr);
+    c.lock(list_lru_lock_[fo.nid], k.list_lru_hold, nr);
+    for (unsigned i = 0; i < nr; i++) {
+        zpool.zs_malloc(len);
+        swap->zswap_len(fo.swap + i) = uint16_t(len);
+    }
+    zswap.stored_pages += nr;
+    // obj_cgroup_charge_zswap in the reclaimer's context: the charge can put it over high.
+    account_charge(c, memcg.charge_zswap(c.task.cpu, uint64_t(len) * nr, nr));
+    vm.count(ZSWPOUT, nr);
+    return true;
+}
+
+bool Kernel::zswap_load(Ctx& c, swp_offset_t off)
+{
+    const Costs& k = cfg_.c;
+    uint16_t len = swap->zswap_len(off);
+    if (!len)
+        return false;
+    unsigned cls = zpool.class_index(len);
+    c.lock(zswap_tree_lock(off), k.zswap_tree_hold);
+    c.sys(cfg_.comp.decomp_s + k.zswap_load_page);
+    c.lock(zs_class_lock_[cls], k.zs_class_hold);
+    c.lock(list_lru_lock_[size_t(node_of_cpu(c.task.cpu))], k.list_lru_hold);
+    zpool.zs_free(cls);
+    swap->zswap_len(off) = 0;   // loads are exclusive
+    memcg.uncharge_zswap(c.task.cpu, len, 1);
+    zswap.stored_pages--;
+    vm.count(ZSWPIN);
+    return true;
+}
+
+Kernel::Pageout Kernel::swap_writepage(Ctx& c, folio_t f, std::vector<PlugEntry>& plug)
+{
+    Folio& fo = folios[f];
+    unsigned nr = fo.nr_pages();
+    if (cfg_.zswap) {
+        if (zswap_store(c, f)) {
+            if (fo.order)
+                vm.count_mthp(fo.order, MTHP_STAT_ZSWPOUT);
+            fo.clear(PG_dirty);
+            return Pageout::Clean;
+        }
+        if (!cfg_.zswap_writeback)   // memory.zswap.writeback=0: AOP_WRITEPAGE_ACTIVATE
+            return Pageout::Activate;
+    }
+    vm.count(PSWPOUT, nr);
+    if (fo.order == HPAGE_PMD_ORDER)
+        vm.count(THP_SWPOUT);
+    if (fo.order)
+        vm.count_mthp(fo.order, MTHP_STAT_SWPOUT);
+    fo.clear(PG_dirty);
+    if (cfg_.dev == SwapDev::Pmem) {   // SWP_SYNCHRONOUS_IO: the copy is done on return
+        c.sys(double(nr * PAGE_SIZE) / cfg_.c.pmem_bw);
+        return Pageout::Clean;
+    }
+    c.sys(cfg_.c.bio_per_folio);
+    fo.set(PG_writeback);
+    fo.set(PG_reclaim);
+    plug.push_back({fo.swap, nr, f, fo.gen});
+    return Pageout::Writeback;
+}
+
+void Kernel::flush_plug(Ctx& c, std::vector<PlugEntry>& plug)
+{
+    if (plug.empty())
+        return;
+    const uint64_t max_req = ssd->params().max_request;
+    size_t i = 0;
+    while (i < plug.size()) {
+        // Merge bios for adjacent slots into one request.
+        size_t j = i + 1;
+        uint64_t bytes = uint64_t(plug[i].nr) * PAGE_SIZE;
+        while (j < plug.size() && plug[j].off == plug[j - 1].off + plug[j - 1].nr &&
+               bytes + uint64_t(plug[j].nr) * PAGE_SIZE <= max_req) {
+            bytes += uint64_t(plug[j].nr) * PAGE_SIZE;
+            j++;
+        }
+        double t = ssd->tag_free_at(c.now());
+        if (t > c.now()) {   // no request tag: submit_bio sleeps
+            c.task.io_wait_s += t - c.now();
+            c.block_until(t);
+        }
+        c.sys(cfg_.c.bio_submit);
+        double done = ssd->submit(c.now(), bytes, true);
+        for (size_t n = i; n < j; n++)
+            wb_done_.push({done, plug[n].f, plug[n].gen});
+        i = j;
+    }
+    plug.clear();
+}
+
+}  // namespace swapsim::kernel

@@ -1,0 +1,322 @@
+// memcg direct reclaim (mm/vmscan.c, classic two-list LRU).
+//
+// Models: try_to_free_mem_cgroup_pages (nr_to_reclaim = max(nr, SWAP_CLUSTER_MAX), priority
+// DEF_PRIORITY..0, every node of the zonelist from the local one); shrink_lruvec's
+// SWAP_CLUSTER_MAX rounds and its stop rule; get_scan_count's SCAN_FRACT by swappiness
+// (SCAN_EQUAL at priority 0, SCAN_FILE without swap); shrink_inactive_list with
+// isolate_lru_folios counting every page of a folio and at least one folio;
+// shrink_active_list deactivation when inactive_is_low; shrink_folio_list in kernel order:
+// writeback (cgroup v2: mark PG_reclaim, activate), folio_check_references (young PTE: keep
+// once with PG_referenced), add_to_swap with split fallback (thp_swpout_fallback,
+// swpout_fallback), try_to_unmap, try_to_unmap_flush_dirty, pageout (zswap or bio), then
+// __remove_mapping and freeing; folio_end_writeback's rotation to the inactive tail.
+// Granularity: one folio at a time; all state changes of a pass happen when it is planned,
+// its time is run after. Leaves out: MGLRU, cost-based anon/file balance, kswapd, dirty file
+// writeback, deferred split.
+#include <algorithm>
+
+#include "kernel/kernel.hpp"
+
+namespace swapsim::kernel {
+
+using namespace mm;
+
+unsigned long Kernel::try_to_free_mem_cgroup_pages(Ctx& c, unsigned nr_pages)
+{
+    ScanControl sc;
+    sc.nr_to_reclaim = std::max<unsigned long>(nr_pages, SWAP_CLUSTER_MAX);
+    sc.may_swap = swap != nullptr;
+    bool was_memalloc = c.task.memalloc;
+    c.task.memalloc = true;
+    c.sys(cfg_.c.reclaim_entry);
+    int local = node_of_cpu(c.task.cpu);
+    do {
+        for (int i = 0; i < nr_nodes(); i++) {
+            int nid = (local + i) % nr_nodes();
+            if (lruvec[size_t(nid)].total_pages())
+                shrink_lruvec(c, nid, sc);
+        }
+        if (sc.nr_reclaimed >= sc.nr_to_reclaim)
+            break;
+    } while (--sc.priority >= 0);
+    c.task.memalloc = was_memalloc;
+    c.task.reclaimed += sc.nr_reclaimed;
+    return sc.nr_reclaimed;
+}
+
+bool Kernel::inactive_is_low(int nid, LruList inactive_lru) const
+{
+    const Lruvec& l = lruvec[size_t(nid)];
+    uint64_t inactive = l.nr_pages(inactive_lru);
+    uint64_t active = l.nr_pages(LruList(inactive_lru + 1));
+    uint64_t gb = (inactive + active) >> (30 - PAGE_SHIFT);
+    uint64_t ratio = 1;
+    if (gb) {
+        uint64_t x = 10 * gb, r = 0;   // int_sqrt
+        while ((r + 1) * (r + 1) <= x)
+            r++;
+        ratio = r;
+    }
+    return inactive * ratio < active;
+}
+
+void Kernel::shrink_lruvec(Ctx& c, int nid, ScanControl& sc)
+{
+    Lruvec& l = lruvec[size_t(nid)];
+    // get_scan_count
+    unsigned long nr[NR_LRU_LISTS] = {};
+    enum { SCAN_EQUAL, SCAN_FRACT, SCAN_FILE } balance = SCAN_FRACT;
+    if (!sc.may_swap)
+        balance = SCAN_FILE;
+    else if (sc.priority == 0 && cfg_.swappiness)
+        balance = SCAN_EQUAL;
+    double ap = cfg_.swappiness, fp = 200.0 - cfg_.swappiness;
+    for (unsigned lru = 0; lru < NR_LRU_LISTS; lru++) {
+        bool file = lru >= LRU_INACTIVE_FILE;
+        unsigned long scan = (unsigned long)(l.nr_pages(LruList(lru)) >> sc.priority);
+        if (balance == SCAN_FRACT)
+            scan = (unsigned long)(double(scan) * (file ? fp : ap) / (ap + fp));
+        else if (balance == SCAN_FILE && !file)
+            scan = 0;
+        nr[lru] = scan;
+    }
+    unsigned long targets[NR_LRU_LISTS];
+    std::copy(nr, nr + NR_LRU_LISTS, targets);
+
+    unsigned long nr_reclaimed = 0;
+    while (nr[LRU_INACTIVE_ANON] || nr[LRU_ACTIVE_FILE] || nr[LRU_INACTIVE_FILE]) {
+        for (unsigned lru = 0; lru < NR_LRU_LISTS; lru++) {
+            if (!nr[lru])
+                continue;
+            unsigned long to_scan = std::min<unsigned long>(nr[lru], SWAP_CLUSTER_MAX);
+            nr[lru] -= to_scan;
+            if (lru == LRU_ACTIVE_ANON || lru == LRU_ACTIVE_FILE) {
+                if (inactive_is_low(nid, LruList(lru - 1)))
+                    shrink_active_list(c, nid, LruList(lru), to_scan);
+            } else {
+                nr_reclaimed += shrink_inactive_list(c, nid, LruList(lru), to_scan, sc);
+            }
+        }
+        if (nr_reclaimed < sc.nr_to_reclaim)
+            continue;
+        // Reached the goal: one nudge towards proportional scanning, then stop.
+        unsigned long nr_file = nr[LRU_INACTIVE_FILE] + nr[LRU_ACTIVE_FILE];
+        unsigned long nr_anon = nr[LRU_INACTIVE_ANON] + nr[LRU_ACTIVE_ANON];
+        if (!nr_file || !nr_anon)
+            break;
+        unsigned smaller, larger;
+        unsigned long percentage;
+        if (nr_file > nr_anon) {
+            percentage = nr_anon * 100 / (targets[LRU_INACTIVE_ANON] + targets[LRU_ACTIVE_ANON] + 1);
+            smaller = LRU_INACTIVE_ANON;
+            larger = LRU_INACTIVE_FILE;
+        } else {
+            percentage = nr_file * 100 / (targets[LRU_INACTIVE_FILE] + targets[LRU_ACTIVE_FILE] + 1);
+            smaller = LRU_INACTIVE_FILE;
+            larger = LRU_INACTIVE_ANON;
+        }
+        nr[smaller] = nr[smaller + 1] = 0;
+        for (unsigned lru : {larger, larger + 1}) {
+            unsigned long scanned = targets[lru] - nr[lru];
+            nr[lru] = targets[lru] * (100 - percentage) / 100;
+            nr[lru] -= std::min(nr[lru], scanned);
+        }
+    }
+    sc.nr_reclaimed += nr_reclaimed;
+    if (sc.may_swap && inactive_is_low(nid, LRU_INACTIVE_ANON))
+        shrink_active_list(c, nid, LRU_ACTIVE_ANON, SWAP_CLUSTER_MAX);
+}
+
+void Kernel::process_writeback_completions(double now)
+{
+    while (!wb_done_.empty() && wb_done_.top().t <= now) {
+        WbDone d = wb_done_.top();
+        wb_done_.pop();
+        Folio& fo = folios[d.f];
+        if (fo.gen != d.gen || !fo.test(PG_writeback))
+            continue;
+        fo.clear(PG_writeback);   // folio_end_writeback
+        if (fo.test(PG_reclaim)) {
+            fo.clear(PG_reclaim);
+            // folio_rotate_reclaimable -> lru_move_tail: to the inactive tail, deactivated.
+            if (fo.lru != LRU_NONE) {
+                Lruvec& l = lruvec[fo.nid];
+                l.del(d.f);
+                l.add(d.f, fo.anon() ? LRU_INACTIVE_ANON : LRU_INACTIVE_FILE, true);
+                vm.count(PGROTATED, fo.nr_pages());
+            }
+        }
+    }
+}
+
+void Kernel::shrink_active_list(Ctx& c, int nid, LruList lru, unsigned long nr_to_scan)
+{
+    const Costs& k = cfg_.c;
+    Lruvec& l = lruvec[size_t(nid)];
+    std::vector<folio_t> moved;
+    unsigned long scanned = 0;
+    for (folio_t f = l.tail(lru); f != NO_FOLIO && (scanned < nr_to_scan || moved.empty());) {
+        folio_t prev = l.prev(f);
+        scanned += folios[f].nr_pages();
+        l.del(f);
+        moved.push_back(f);
+        f = prev;
+    }
+    if (moved.empty())
+        return;
+    c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.isolate_per_folio * double(moved.size()));
+    LruList inactive = LruList(lru - 1);
+    for (folio_t f : moved) {
+        Folio& fo = folios[f];
+        if (fo.test(PG_mapped)) {
+            c.sys(k.rmap_walk + k.rmap_per_pte * fo.nr_pages());
+            fo.clear(PG_young);
+        }
+        // Referenced anon folios are deactivated too (only exec file folios stay active).
+        l.add(f, inactive);
+    }
+    c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.putback_per_folio * double(moved.size()));
+    vm.count(PGREFILL, scanned);
+    vm.count(PGDEACTIVATE, scanned);
+}
+
+unsigned long Kernel::shrink_inactive_list(Ctx& c, int nid, LruList lru, unsigned long nr_to_scan,
+                                           ScanControl& sc)
+{
+    const Costs& k = cfg_.c;
+    Lruvec& l = lruvec[size_t(nid)];
+    process_writeback_completions(c.now());
+    c.sys(k.shrink_round);
+    if (c.task.lru_add_pending) {   // lru_add_drain
+        c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.lru_add_per_folio * double(c.task.lru_add_pending));
+        c.task.lru_add_pending = 0;
+    }
+    // isolate_lru_folios: from the tail until nr_to_scan pages, at least one folio.
+    std::vector<folio_t> list;
+    unsigned long scanned = 0;
+    for (folio_t f = l.tail(lru); f != NO_FOLIO && scanned < nr_to_scan;) {
+        folio_t prev = l.prev(f);
+        scanned += folios[f].nr_pages();
+        l.del(f);
+        folios[f].set(PG_isolated);
+        list.push_back(f);
+        f = prev;
+    }
+    if (list.empty())
+        return 0;
+    c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.isolate_per_folio * double(list.size()));
+    vm.count(PGSCAN_DIRECT, scanned);
+    sc.nr_scanned += scanned;
+
+    std::vector<folio_t> ret, activate;
+    ShrinkStat st;
+    unsigned long reclaimed = shrink_folio_list(c, list, ret, activate, st);
+
+    // move_folios_to_lru
+    for (folio_t f : ret) {
+        folios[f].clear(PG_isolated);
+        lruvec[folios[f].nid].add(f, folios[f].anon() ? LRU_INACTIVE_ANON : LRU_INACTIVE_FILE);
+    }
+    for (folio_t f : activate) {
+        folios[f].clear(PG_isolated);
+        lruvec[folios[f].nid].add(f, folios[f].anon() ? LRU_ACTIVE_ANON : LRU_ACTIVE_FILE);
+        vm.count(PGACTIVATE, folios[f].nr_pages());
+    }
+    if (!ret.empty() || !activate.empty())
+        c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.putback_per_folio * double(ret.size() + activate.size()));
+    vm.count(PGSTEAL_DIRECT, reclaimed);
+    return reclaimed;
+}
+
+unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std::vector<folio_t>& ret,
+                                        std::vector<folio_t>& activate, ShrinkStat& st)
+{
+    const Costs& k = cfg_.c;
+    std::vector<PlugEntry> plug;
+    std::vector<folio_t> to_free;
+    for (size_t i = 0; i < list.size(); i++) {
+        folio_t f = list[i];
+        Folio* fo = &folios[f];
+        unsigned nr = fo->nr_pages();
+
+        if (fo->test(PG_writeback)) {
+            // cgroup v2 (writeback_throttling_sane): mark for immediate reclaim, activate.
+            fo->set(PG_reclaim);
+            st.nr_writeback += nr;
+            activate.push_back(f);
+            continue;
+        }
+
+        // folio_check_references
+        bool referenced_ptes = false;
+        if (fo->test(PG_mapped)) {
+            c.sys(k.rmap_walk + k.rmap_per_pte * nr);
+            referenced_ptes = fo->test(PG_young);
+            fo->clear(PG_young);
+        }
+        bool referenced_folio = fo->test(PG_referenced);
+        fo->clear(PG_referenced);
+        if (referenced_ptes) {
+            fo->set(PG_referenced);
+            if (referenced_folio)
+                activate.push_back(f);
+            else
+                ret.push_back(f);
+            continue;
+        }
+
+        if (fo->anon() && !fo->test(PG_swapcache)) {
+            if (!add_to_swap(c, f)) {
+                if (fo->order == 0) {
+                    activate.push_back(f);
+                    continue;
+                }
+                // Fall back to order 0: split, count, retry for the head; the tail
+                // pages make their own pass later in this call.
+                unsigned order = fo->order;
+                if (order == HPAGE_PMD_ORDER)
+                    vm.count(THP_SWPOUT_FALLBACK);
+                vm.count_mthp(order, MTHP_STAT_SWPOUT_FALLBACK);
+                split_folio(c, f, list);
+                fo = &folios[f];
+                nr = 1;
+                if (!add_to_swap(c, f)) {
+                    activate.push_back(f);
+                    continue;
+                }
+            }
+        }
+
+        if (fo->test(PG_mapped))
+            try_to_unmap(c, f);
+
+        if (fo->test(PG_dirty)) {
+            tlb_flush_dirty(c, f);
+            Pageout res = swap_writepage(c, f, plug);
+            fo = &folios[f];
+            if (res == Pageout::Writeback) {
+                st.nr_pageout += nr;
+                ret.push_back(f);
+                continue;
+            }
+            if (res == Pageout::Activate) {
+                activate.push_back(f);
+                continue;
+            }
+        }
+
+        // __remove_mapping: out of the swap cache (shadow stored), then freed in a batch.
+        if (fo->test(PG_swapcache))
+            swap_cache_del(c, f);
+        to_free.push_back(f);
+        st.nr_reclaimed += nr;
+    }
+    flush_plug(c, plug);
+    for (folio_t f : to_free) {
+        folios[f].clear(PG_isolated);
+        free_folio(c, f);
+    }
+    return st.nr_reclaimed;
+}
+
+}  // namespace swapsim::kernel

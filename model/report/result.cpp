@@ -1,0 +1,281 @@
+#include "report/result.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <openssl/evp.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "engine/sim.hpp"
+#include "kernel/kernel.hpp"
+#include "workload/usemem.hpp"
+
+namespace swapsim { const char* version(); const char* git_commit(); }
+
+namespace swapsim::report {
+
+using nlohmann::json;
+
+std::string sha256_hex(const std::string& data)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+    std::string hex;
+    for (unsigned i = 0; i < len; i++)
+        hex += fmt::format("{:02x}", md[i]);
+    return hex;
+}
+
+long peak_rss_kb()
+{
+    struct rusage ru {};
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+namespace {
+
+json distribution(std::vector<double> v)
+{
+    json d;
+    if (v.empty())
+        return d;
+    std::sort(v.begin(), v.end());
+    double sum = 0, sum2 = 0;
+    for (double x : v) {
+        sum += x;
+        sum2 += x * x;
+    }
+    double n = double(v.size()), mean = sum / n;
+    size_t m = v.size() / 2;
+    d["min"] = v.front();
+    d["median"] = v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+    d["max"] = v.back();
+    d["mean"] = mean;
+    d["stdev"] = std::sqrt(std::max(0.0, sum2 / n - mean * mean));
+    d["jain_fairness"] = sum2 > 0 ? sum * sum / (n * sum2) : 1.0;
+    return d;
+}
+
+json histogram(const hw::WaitHistogram& h)
+{
+    json out = json::object();
+    for (size_t k = 0; k < h.buckets.size(); k++) {
+        if (!h.buckets[k])
+            continue;
+        std::string key = k == 0 ? "0ns" : fmt::format("<{}ns", uint64_t(1) << k);
+        out[key] = h.buckets[k];
+    }
+    return out;
+}
+
+}  // namespace
+
+json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
+                  const workload::Usemem& um, double wall_s)
+{
+    using namespace mm;
+    json r;
+    r["scenario"] = cfg.s("name");
+    json& m = r["metrics"];
+    const auto& procs = um.procs();
+    double tp_sum = 0, sys = 0, user = 0, elapsed = 0, free_us = 0;
+    std::vector<double> tps;
+    json per = json::array();
+    for (const auto& p : procs) {
+        const kernel::Task& t = k.task(p.pid);
+        tps.push_back(double(p.throughput_kbps));
+        tp_sum += double(p.throughput_kbps);
+        sys += t.stime;
+        user += t.utime;
+        elapsed = std::max(elapsed, p.t_exit);
+        free_us += p.free_us;
+        per.push_back({{"pid", p.pid}, {"cpu", p.cpu}, {"throughput_kbps", p.throughput_kbps},
+                       {"write_s", p.t_done}, {"wall_s", p.t_exit - p.t_start}, {"sys_s", t.stime},
+                       {"user_s", t.utime}, {"free_latency_us", p.free_us}, {"reclaimed_pages", t.reclaimed},
+                       {"throttled_s", t.throttled_s}, {"io_wait_s", t.io_wait_s}});
+    }
+    size_t n = std::max<size_t>(1, procs.size());
+    m["throughput_kbps"] = tp_sum / double(n);
+    m["throughput_kbps_sum"] = tp_sum;
+    m["elapsed_s"] = elapsed;
+    m["sys_s"] = sys;
+    m["user_s"] = user;
+    m["free_latency_us"] = free_us / double(n);
+    m["memcg_high"] = k.memcg.events.high;
+    m["memcg_max"] = k.memcg.events.max;
+    m["memcg_oom"] = k.memcg.events.oom;
+    m["memcg_swap_high"] = k.memcg.events.swap_high;
+    m["memcg_swap_fail"] = k.memcg.events.swap_fail;
+    for (VmEvent e : {PSWPIN, PSWPOUT, ZSWPIN, ZSWPOUT, THP_SWPOUT, THP_SWPOUT_FALLBACK, PGMAJFAULT, PGFAULT,
+                      SWAP_RA, SWAP_RA_HIT, PGSCAN_DIRECT, PGSTEAL_DIRECT, PGACTIVATE, PGDEACTIVATE, PGROTATED,
+                      THP_FAULT_ALLOC, THP_SPLIT_PAGE})
+        m[vm_event_name(e)] = k.vm[e];
+    // Per-size mTHP stats for every enabled size and any size that counted something.
+    for (unsigned order = 1; order < NR_ORDERS; order++) {
+        bool enabled = std::find(k.cfg().mthp_orders.begin(), k.cfg().mthp_orders.end(), order) !=
+                       k.cfg().mthp_orders.end();
+        bool any = false;
+        for (uint64_t v : k.vm.mthp[order])
+            any |= v != 0;
+        if (!enabled && !any)
+            continue;
+        std::string sz = order_size_name(order);
+        m["zswpout_" + sz] = k.vm.mthp[order][MTHP_STAT_ZSWPOUT];
+        m["swpout_" + sz] = k.vm.mthp[order][MTHP_STAT_SWPOUT];
+        m["swpout_fallback_" + sz] = k.vm.mthp[order][MTHP_STAT_SWPOUT_FALLBACK];
+        m["anon_fault_alloc_" + sz] = k.vm.mthp[order][MTHP_STAT_ANON_FAULT_ALLOC];
+    }
+    r["distribution"]["throughput_kbps"] = distribution(tps);
+    r["per_process"] = per;
+
+    json& dev = r["devices"];
+    dev["memcg"] = {{"memory_peak_bytes", uint64_t(k.memcg.memory.watermark) * PAGE_SIZE},
+                    {"memory_current_bytes", uint64_t(std::max<int64_t>(0, k.memcg.memory.usage)) * PAGE_SIZE},
+                    {"zswap_bytes", k.memcg.zswap_bytes}};
+    dev["zswap"] = {{"stored_pages", k.zswap.stored_pages},
+                    {"pool_total_size", k.zpool.pool_pages() * PAGE_SIZE},
+                    {"pool_limit_hit", k.zswap.pool_limit_hit},
+                    {"reject_compress_poor", k.zswap.reject_compress_poor},
+                    {"reject_large_folio", k.zswap.reject_large}};
+    if (k.ssd) {
+        double sim_end = std::max(elapsed, 1e-9);
+        dev["swap"] = {{"type", "ssd"},
+                       {"requests", k.ssd->requests()},
+                       {"bytes_written", k.ssd->bytes_written()},
+                       {"bytes_read", k.ssd->bytes_read()},
+                       {"busy_s", k.ssd->busy_s()},
+                       {"utilisation", k.ssd->busy_s() / sim_end},
+                       {"queue_wait_hist", histogram(k.ssd->queue_waits())}};
+    }
+    json locks = json::array();
+    for (auto& [name, st] : k.lock_stats())
+        locks.push_back({{"lock", name}, {"acquisitions", st->acquisitions}, {"hold_s", st->hold_s},
+                         {"spin_s", st->spin_s}});
+    r["locks"] = locks;
+    r["effective_config"] = cfg.effective();
+
+    json params_sources = json::array();
+    json fitted = json::object();
+    for (const auto& d : cfg.reg().all()) {
+        const std::string& o = cfg.origin(d.name);
+        if (o != "default" && o != "scenario" &&
+            std::find(params_sources.begin(), params_sources.end(), o) == params_sources.end())
+            params_sources.push_back(o);
+        if (d.cat == scenario::Category::Cost)
+            fitted[d.name] = cfg.value(d.name);
+    }
+    r["provenance"] = {{"program", "swapsim"},
+                       {"version", version()},
+                       {"git_commit", git_commit()},
+                       {"simgrid", engine::Sim::simgrid_version()},
+                       {"seed", cfg.i("seed")},
+                       {"scenario_sha256", sha256_hex(scenario_text)},
+                       {"parameter_sources", params_sources},
+                       {"parameter_set_sha256", sha256_hex(fitted.dump())}};
+    r["wall_clock"] = {{"wall_s", wall_s},
+                       {"peak_rss_kb", peak_rss_kb()},
+                       {"sim_to_wall", wall_s > 0 ? elapsed / wall_s : 0.0}};
+    return r;
+}
+
+std::vector<Row> rows_for(const json& result)
+{
+    std::vector<Row> rows = {
+        {"throughput_kbps", "Throughput (KB/s)", Row::Rate},
+        {"throughput_kbps_sum", "Throughput sum (KB/s)", Row::Rate},
+        {"elapsed_s", "elapsed time (sec)", Row::Seconds},
+        {"sys_s", "sys time (sec)", Row::Seconds},
+        {"user_s", "user time (sec)", Row::Seconds},
+        {"memcg_high", "memcg_high"},
+        {"memcg_swap_fail", "memcg_swap_fail"},
+        {"pswpin", "pswpin"},
+        {"pswpout", "pswpout"},
+        {"zswpin", "zswpin"},
+        {"zswpout", "zswpout"},
+        {"thp_swpout", "thp_swpout"},
+        {"thp_swpout_fallback", "thp_swpout_fallback"},
+    };
+    const json& m = result.at("metrics");
+    for (unsigned order = 1; order < mm::NR_ORDERS; order++) {
+        std::string sz = mm::order_size_name(order);
+        if (m.contains("swpout_fallback_" + sz))
+            rows.push_back({"swpout_fallback_" + sz, sz + "-mthp_swpout_fallback"});
+    }
+    rows.push_back({"pgmajfault", "pgmajfault"});
+    for (unsigned order = 1; order < mm::NR_ORDERS; order++) {
+        std::string sz = mm::order_size_name(order);
+        if (m.contains("zswpout_" + sz)) {
+            rows.push_back({"zswpout_" + sz, "ZSWPOUT-" + sz});
+            rows.push_back({"swpout_" + sz, "SWPOUT-" + sz});
+        }
+    }
+    rows.push_back({"swap_ra", "swap_ra"});
+    rows.push_back({"swap_ra_hit", "swap_ra_hit"});
+    return rows;
+}
+
+std::string format_number(double v, Row::Fmt f)
+{
+    if (f == Row::Seconds)
+        return fmt::format("{:.2f}", v);
+    // Thousands separators, as the seeds print counts and KB/s.
+    std::string digits = fmt::format("{:.0f}", std::fabs(v));
+    std::string out;
+    for (size_t i = 0; i < digits.size(); i++) {
+        if (i && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return (v < 0 ? "-" : "") + out;
+}
+
+std::string format_table(const json& result)
+{
+    const std::string line(79, '-');
+    std::string name = result.value("scenario", std::string());
+    std::string out = line + "\n" + fmt::format("{:<32}{:>20}\n", "swapsim", name.empty() ? "model" : name) + line + "\n";
+    for (const Row& r : rows_for(result)) {
+        const json& m = result["metrics"];
+        if (!m.contains(r.metric))
+            continue;
+        out += fmt::format("{:<32}{:>20}\n", r.label, format_number(m[r.metric].get<double>(), r.fmt));
+    }
+    return out + line + "\n";
+}
+
+void write_result(const std::string& dir, const json& doc)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec)
+        throw std::runtime_error(dir + ": cannot create output directory: " + ec.message());
+    std::string final_path = (fs::path(dir) / "result.json").string();
+    std::string tmp = final_path + ".tmp." + std::to_string(getpid());
+    {
+        std::ofstream f(tmp);
+        if (!f)
+            throw std::runtime_error(tmp + ": cannot write: " + std::strerror(errno));
+        f << doc.dump(2) << "\n";
+        if (!f.flush())
+            throw std::runtime_error(tmp + ": write failed: " + std::strerror(errno));
+    }
+    if (std::rename(tmp.c_str(), final_path.c_str()) != 0) {
+        std::string e = std::strerror(errno);
+        std::remove(tmp.c_str());
+        throw std::runtime_error(final_path + ": cannot rename into place: " + e);
+    }
+}
+
+}  // namespace swapsim::report

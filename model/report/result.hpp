@@ -1,0 +1,39 @@
+// result.json: metrics under kernel names, per-process numbers, devices, locks, the effective
+// configuration and provenance; and the seed-style table printed by `swapsim run`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scenario/registry.hpp"
+
+namespace swapsim::kernel { class Kernel; }
+namespace swapsim::workload { class Usemem; }
+
+namespace swapsim::report {
+
+nlohmann::json build_result(const scenario::Config& cfg, const std::string& scenario_text,
+                            const kernel::Kernel& k, const workload::Usemem& um, double wall_s);
+
+// One row of a seed-style table: the metric key in result.json and the label the seeds print.
+struct Row {
+    std::string metric, label;
+    enum Fmt { Count, Seconds, Rate } fmt = Count;
+};
+// Rows for a result: the seed tables' rows, with the per-size mTHP rows of its enabled sizes.
+std::vector<Row> rows_for(const nlohmann::json& result);
+std::string format_number(double v, Row::Fmt f);
+// Rows are metrics, the column is this scenario (the seeds' layout).
+std::string format_table(const nlohmann::json& result);
+
+// Write `doc` to DIR/result.json through a temporary file and rename (no partial output).
+// Throws std::runtime_error naming the path on failure.
+void write_result(const std::string& dir, const nlohmann::json& doc);
+
+std::string sha256_hex(const std::string& data);
+// Peak resident set size of this process, KiB.
+long peak_rss_kb();
+
+}  // namespace swapsim::report

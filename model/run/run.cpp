@@ -1,0 +1,228 @@
+#include "run/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include <sys/resource.h>
+
+#include "engine/sim.hpp"
+#include "kernel/kernel.hpp"
+#include "report/result.hpp"
+#include "workload/usemem.hpp"
+
+namespace swapsim::run {
+
+using scenario::Config;
+
+namespace {
+
+uint64_t pages_or_max(double bytes)
+{
+    if (std::isinf(bytes))
+        return UINT64_MAX;
+    return uint64_t(bytes) / mm::PAGE_SIZE;
+}
+
+// Clock over the SimGrid engine: CPU time as execs on the task's core, sleeps as sleeps.
+class EngineClock final : public kernel::Clock {
+public:
+    double now() const override { return engine::Sim::now(); }
+    void cpu(int, double s) override { engine::Sim::cpu(s); }
+    void sleep_until(double t) override { engine::Sim::sleep_until(t); }
+};
+
+class EngineBarrier final : public workload::Barrier {
+public:
+    explicit EngineBarrier(int n) : b_(n) {}
+    void wait() override { b_.wait(); }
+
+private:
+    engine::Sim::Barrier b_;
+};
+
+}  // namespace
+
+kernel::KConfig kernel_config(const Config& cfg)
+{
+    kernel::KConfig k;
+    k.topo.sockets = int(cfg.i("machine.sockets"));
+    k.topo.cores_per_socket = int(cfg.i("machine.cores_per_socket"));
+    k.topo.threads_per_core = int(cfg.i("machine.threads_per_core"));
+    k.hz = cfg.num("machine.cpu_freq");
+    k.dram_pages = pages_or_max(cfg.num("machine.dram"));
+    k.memcg_high = pages_or_max(cfg.num("kernel.memcg.high"));
+    k.memcg_max = pages_or_max(cfg.num("kernel.memcg.max"));
+    k.memcg_swap_max = pages_or_max(cfg.num("kernel.memcg.swap_max"));
+    k.membind = int(cfg.i("workload.membind"));
+    for (double sz : cfg.list("kernel.mthp.enabled")) {
+        unsigned order = 0;
+        while ((mm::PAGE_SIZE << order) < uint64_t(sz))
+            order++;
+        if (order)
+            k.mthp_orders.push_back(order);
+    }
+    std::sort(k.mthp_orders.rbegin(), k.mthp_orders.rend());
+    k.thp_swap = cfg.b("kernel.thp_swap");
+    k.swappiness = unsigned(cfg.i("kernel.swappiness"));
+    k.hz_jiffies = unsigned(cfg.i("kernel.hz"));
+    k.page_cluster = unsigned(cfg.i("kernel.page_cluster"));
+    k.vma_ra = cfg.b("kernel.vma_ra_enabled");
+    k.swap_cache = cfg.s("kernel.swap_cache") == "swap_table" ? kernel::SwapCacheImpl::SwapTable
+                                                               : kernel::SwapCacheImpl::XArray;
+    k.swap_alloc = cfg.s("kernel.swap_alloc") == "cluster_lock" ? kernel::SwapAllocLock::ClusterLock
+                                                                 : kernel::SwapAllocLock::SiLock;
+    k.slot_cache = cfg.b("kernel.swap_slot_cache");
+    k.swap_batch = unsigned(cfg.i("kernel.swap_batch"));
+    k.lru_add_batch = unsigned(cfg.i("kernel.lru_add_batch"));
+    k.zswap = cfg.b("kernel.zswap.enabled");
+    k.max_pool_percent = unsigned(cfg.i("kernel.zswap.max_pool_percent"));
+    k.accept_threshold_percent = unsigned(cfg.i("kernel.zswap.accept_threshold_percent"));
+    k.zswap_large = cfg.b("kernel.zswap.large_folios");
+    k.zswap_writeback = cfg.b("kernel.zswap.writeback");
+    k.zs_chain_size = unsigned(cfg.i("kernel.zsmalloc.chain_size"));
+    const std::string& dev = cfg.s("swap.device");
+    k.dev = dev == "pmem" ? kernel::SwapDev::Pmem : dev == "none" ? kernel::SwapDev::None : kernel::SwapDev::Ssd;
+    k.swap_slots = pages_or_max(cfg.num("swap.size"));
+    k.ssd.write_bw = cfg.num("swap.ssd.write_bw");
+    k.ssd.read_bw = cfg.num("swap.ssd.read_bw");
+    k.ssd.latency = cfg.num("swap.ssd.latency");
+    k.ssd.nr_requests = int(cfg.i("swap.ssd.nr_requests"));
+    k.ssd.max_request = uint64_t(cfg.num("swap.ssd.max_request"));
+
+    const double hz = k.hz;
+    auto cyc = [&](const char* n) { return cfg.num(n) / hz; };
+    auto ns = [&](const char* n) { return cfg.num(n) * 1e-9; };
+    kernel::Costs& c = k.c;
+    c.fault = cyc("cost.fault.base");
+    c.fault_per_pte = cyc("cost.fault.per_pte");
+    c.alloc_folio = cyc("cost.alloc.folio");
+    c.alloc_per_page = cyc("cost.alloc.per_page");
+    c.zone_lock_batch = cyc("cost.zone.lock_hold_batch");
+    c.zone_lock_buddy = cyc("cost.zone.lock_hold_buddy");
+    c.zero_bw = cfg.num("cost.mem.clear_bw");
+    c.user_write_bw = cfg.num("cost.user.write_bw");
+    c.charge = cyc("cost.memcg.charge");
+    c.charge_stock = cyc("cost.memcg.charge_stock");
+    c.counter_hold = ns("cost.memcg.counter_hold_ns");
+    c.lru_lock_base = cyc("cost.lru.lock_base");
+    c.lru_add_per_folio = cyc("cost.lru.add_per_folio");
+    c.isolate_per_folio = cyc("cost.lru.isolate_per_folio");
+    c.putback_per_folio = cyc("cost.lru.putback_per_folio");
+    c.reclaim_entry = cyc("cost.reclaim.entry");
+    c.shrink_round = cyc("cost.reclaim.round");
+    c.rmap_walk = cyc("cost.rmap.walk");
+    c.rmap_per_pte = cyc("cost.rmap.per_pte");
+    c.tlb_flush = ns("cost.tlb.shootdown_ns");
+    c.tlb_irq = ns("cost.tlb.irq_ns");
+    c.add_to_swap = cyc("cost.swap.add_to_swap");
+    c.si_lock_hold = cyc("cost.swap.lock_hold");
+    c.si_lock_per_slot = cyc("cost.swap.lock_per_slot");
+    c.swap_cache_add = cyc("cost.swapcache.add");
+    c.swap_cache_del = cyc("cost.swapcache.del");
+    c.swap_cache_per_page = cyc("cost.swapcache.per_page");
+    c.swap_cache_lookup = cyc("cost.swapcache.lookup");
+    c.free_folio = cyc("cost.folio.free");
+    c.split_folio = cyc("cost.folio.split_per_page");
+    c.zswap_store_folio = cyc("cost.zswap.store_folio");
+    c.zswap_store_page = cyc("cost.zswap.store_page");
+    c.zswap_tree_hold = cyc("cost.zswap.tree_hold");
+    c.zs_class_hold = cyc("cost.zsmalloc.class_hold");
+    c.zs_copy_bw = cfg.num("cost.zsmalloc.copy_bw");
+    c.list_lru_hold = cyc("cost.list_lru.hold");
+    c.zswap_load_page = cyc("cost.zswap.load_page");
+    c.bio_submit = cyc("cost.bio.submit");
+    c.bio_per_folio = cyc("cost.bio.per_folio");
+    c.pmem_bw = cfg.num("cost.pmem.bw");
+    c.swapin_fault = cyc("cost.swapin.fault");
+    c.zap_per_pte = cyc("cost.zap.per_pte");
+    c.zap_per_folio = cyc("cost.zap.per_folio");
+    c.zap_per_swap = cyc("cost.zap.per_swap");
+    c.exit_mm = cyc("cost.exit.mm");
+    c.lock_handoff = ns("cost.lock.handoff_ns");
+
+    // The compressor on the workload's data (usemem writes each word's index).
+    const std::string& comp = cfg.s("kernel.zswap.compressor");
+    k.comp.name = comp;
+    if (comp == "zstd" || comp == "lz4" || comp == "lzo-rle") {
+        std::string base = "cost.compress." + comp + ".usemem_";
+        k.comp.comp_len = unsigned(cfg.num(base + "len"));
+        k.comp.comp_s = cfg.num(base + "comp") / hz;
+        k.comp.decomp_s = cfg.num(base + "decomp") / hz;
+    } else if (k.zswap) {
+        throw std::runtime_error("zswap compressor '" + comp + "' is not modelled yet");
+    }
+    return k;
+}
+
+nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text, const RunOptions& opt)
+{
+    auto wall0 = std::chrono::steady_clock::now();
+    kernel::KConfig kc = kernel_config(cfg);
+
+    engine::PlatformSpec ps;
+    ps.sockets = kc.topo.sockets;
+    ps.cores_per_socket = kc.topo.cores_per_socket;
+    ps.threads_per_core = kc.topo.threads_per_core;
+    ps.hz = kc.hz;
+    ps.smt_yield = cfg.num("cost.cpu.smt_yield");
+    std::vector<std::string> args = {"swapsim"};
+    args.insert(args.end(), opt.simgrid_args.begin(), opt.simgrid_args.end());
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int argc = int(args.size());
+    engine::Sim sim(&argc, argv.data(), ps, opt.verbose);
+
+    kernel::Kernel k(kc);
+    workload::UsememConfig uc;
+    uc.nproc = int(cfg.i("workload.usemem.nproc"));
+    uc.size = uint64_t(cfg.num("workload.usemem.size")) / mm::PAGE_SIZE * mm::PAGE_SIZE;
+    uc.sleep_s = cfg.num("workload.usemem.sleep");
+    uc.sync_rw = cfg.b("workload.usemem.sync_rw");
+    uc.sync_free = cfg.b("workload.usemem.sync_free");
+    uc.repeat = int(cfg.i("workload.usemem.repeat"));
+    uc.read_again = cfg.b("workload.usemem.read_again");
+    uc.misc_anon = uint64_t(cfg.num("workload.usemem.misc_anon"));
+    uc.write_chunk = uint64_t(cfg.num("sim.write_chunk"));
+    uc.user_write_bw = kc.c.user_write_bw;
+    uc.fork_cost = cfg.num("cost.fork_ns") * 1e-9;
+    std::vector<int> allowed = scenario::parse_cpulist(cfg.s("workload.cpus"), kc.topo.nr_cpus());
+    std::vector<int> cpus = hw::place_tasks(kc.topo, allowed, uc.nproc);
+    workload::Usemem um(k, uc, cpus);
+
+    EngineClock clock;
+    std::unique_ptr<EngineBarrier> start_b, free_b;
+    if (uc.sync_rw)
+        start_b = std::make_unique<EngineBarrier>(uc.nproc);
+    if (uc.sync_free)
+        free_b = std::make_unique<EngineBarrier>(uc.nproc);
+    double time_limit = cfg.num("sim.time_limit");
+    for (int i = 0; i < uc.nproc; i++) {
+        sim.spawn("usemem-" + std::to_string(i), cpus[size_t(i)], [&, i] {
+            um.run_child(i, clock, start_b.get(), free_b.get());
+        });
+    }
+    // A watchdog: a run that passes the time limit is a model bug or a hopeless scenario.
+    bool timed_out = false;
+    sim.spawn_daemon("watchdog", 0, [&] {
+        engine::Sim::sleep_until(time_limit);
+        timed_out = true;
+        throw std::runtime_error("simulated time passed sim.time_limit (" + std::to_string(time_limit) + " s)");
+    });
+    sim.run();
+    if (timed_out)
+        throw std::runtime_error("simulated time limit reached");
+    if (opt.check_invariants) {
+        std::string bad = k.check_invariants();
+        if (!bad.empty())
+            throw std::runtime_error("invariant violated at end of run: " + bad);
+    }
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    return report::build_result(cfg, scenario_text, k, um, wall);
+}
+
+}  // namespace swapsim::run

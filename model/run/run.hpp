@@ -1,0 +1,29 @@
+// Assemble one simulation from a validated scenario and run it: the platform (SimGrid), the
+// kernel with its devices, and the workload's tasks. Produces the result document.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernel/config.hpp"
+#include "scenario/registry.hpp"
+
+namespace swapsim::run {
+
+struct RunOptions {
+    std::vector<std::string> simgrid_args;   // --cfg=... / --log=... passed through
+    bool verbose = false;
+    bool check_invariants = true;
+};
+
+// Typed kernel configuration and costs from a scenario.
+kernel::KConfig kernel_config(const scenario::Config& cfg);
+
+// Runs the scenario; returns result.json's content. `scenario_text` is hashed for provenance.
+// Throws std::runtime_error if the simulation fails (invariant broken, deadlock, OOM).
+nlohmann::json run_scenario(const scenario::Config& cfg, const std::string& scenario_text,
+                            const RunOptions& opt);
+
+}  // namespace swapsim::run

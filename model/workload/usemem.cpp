@@ -1,0 +1,113 @@
+#include "workload/usemem.hpp"
+
+#include <algorithm>
+
+namespace swapsim::workload {
+
+using namespace kernel;
+
+namespace {
+constexpr uint32_t VMA_MISC = 0, VMA_MAIN = 1;
+}
+
+Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus) : k_(k), cfg_(cfg)
+{
+    for (int i = 0; i < cfg.nproc; i++) {
+        int cpu = cpus[size_t(i)];
+        int pid = int(k.nr_tasks());
+        uint32_t mm = k.mm_create(pid, cpu);
+        k.task_create(cpu, mm);
+        k.vma_create(mm, (cfg.misc_anon + mm::PAGE_SIZE - 1) / mm::PAGE_SIZE);
+        k.vma_create(mm, cfg.size / mm::PAGE_SIZE);
+        pids_.push_back(pid);
+        UsememProc p;
+        p.pid = pid;
+        p.cpu = cpu;
+        procs_.push_back(p);
+    }
+}
+
+void Usemem::touch_range(Ctx& c, int i, uint32_t vma, uint64_t first, uint64_t npages, bool read, bool write)
+{
+    Task& t = c.task;
+    const Vma& v = k_.mms[t.mm].vmas[vma];
+    uint64_t end = first + npages;
+    uint64_t chunk_pages = std::max<uint64_t>(1, cfg_.write_chunk / mm::PAGE_SIZE);
+    double passes = (read ? 1.0 : 0.0) + (write ? 1.0 : 0.0);
+    uint64_t p = first;
+    while (p < end) {
+        uint64_t step_end = std::min(end, p + chunk_pages);
+        while (p < step_end) {
+            pte_t pte = v.pte[p];
+            uint64_t covered;
+            if (pte == PTE_NONE || pte_swap(pte)) {
+                // A read of a swapped page maps it read-only; the write that follows
+                // takes a second (write-protect) fault.
+                covered = k_.handle_mm_fault(c, t.mm, vma, uint32_t(p), write && !read);
+                if (write && read && pte_swap(pte))
+                    k_.handle_mm_fault(c, t.mm, vma, uint32_t(p), true);
+                if (t.memcg_nr_pages_over_high) {
+                    c.flush();
+                    k_.resume_user_mode(c);
+                }
+            } else {
+                covered = k_.touch_present(t.mm, vma, uint32_t(p));
+            }
+            covered = std::min(covered, end - p);
+            c.user(passes * double(covered * mm::PAGE_SIZE) / cfg_.user_write_bw);
+            p += covered;
+        }
+        c.flush();
+    }
+    (void)i;
+}
+
+void Usemem::run_child(int i, Clock& clk, Barrier* start_barrier, Barrier* free_barrier)
+{
+    UsememProc& pr = procs_[size_t(i)];
+    Task& t = k_.task(pids_[size_t(i)]);
+    // The parent forks the children one after the other.
+    clk.sleep_until(cfg_.fork_cost * (i + 1));
+    pr.t_start = clk.now();
+    Ctx c(k_, t, clk);
+    uint64_t misc_pages = k_.mms[t.mm].vmas[VMA_MISC].pte.size();
+    uint64_t pages = cfg_.size / mm::PAGE_SIZE;
+
+    touch_range(c, i, VMA_MISC, 0, misc_pages, false, true);
+    if (start_barrier) {
+        c.flush();
+        start_barrier->wait();
+    }
+    uint64_t rw_bytes = cfg_.size / 8;   // do_unit's credit for the allocation
+    for (int rep = 0; rep < cfg_.repeat; rep++) {
+        // Later passes verify each word before rewriting it.
+        touch_range(c, i, VMA_MAIN, 0, pages, rep > 0, true);
+        rw_bytes += cfg_.size;
+    }
+    if (cfg_.read_again) {
+        touch_range(c, i, VMA_MAIN, 0, pages, true, false);
+        rw_bytes += cfg_.size;
+    }
+    c.flush();
+    // output_statistics: the time is taken, then printing touches stack and libc data.
+    pr.t_done = clk.now();
+    uint64_t usecs = std::max<uint64_t>(1, uint64_t(pr.t_done * 1e6));
+    pr.rw_bytes = rw_bytes;
+    pr.throughput_kbps = ((rw_bytes * 1000000ull) >> 10) / usecs;
+    touch_range(c, i, VMA_MISC, 0, misc_pages, true, true);
+    c.block_until(clk.now() + cfg_.sleep_s);
+    if (free_barrier) {
+        c.flush();
+        free_barrier->wait();
+    }
+    double t0 = clk.now();
+    k_.exit_mmap_vma(c, t.mm, VMA_MAIN);
+    c.flush();
+    pr.free_us = (clk.now() - t0) * 1e6;
+    k_.exit_mmap(c, t.mm);
+    c.flush();
+    pr.t_exit = clk.now();
+    t.running = false;
+}
+
+}  // namespace swapsim::workload

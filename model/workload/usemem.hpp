@@ -1,0 +1,70 @@
+// vm-scalability usemem: N processes, each writing its own private anonymous mapping.
+//
+// Models (usemem.c): the parent forks N children in sequence (start_time taken just before,
+// with --init-time); each child touches its small private footprint (stack, heap, libc data),
+// mmaps `size` bytes, optionally rendezvous (-y), writes every 8-byte word once in order
+// (do_rw_once), repeats with a verifying read first (-r), reads again (-Z), prints its
+// statistics (touching its footprint), sleeps (-s), optionally rendezvous (-x), and munmaps
+// (timing_free) then exits. Throughput is usemem's own: ((bytes * 10^6) >> 10) / usecs with
+// bytes = size/8 + size per pass, usecs from start_time.
+// Granularity: a task advances `write_chunk` bytes per simulated step, and breaks the step at
+// every fault that leaves memory.high debt (paid on return to user mode).
+// Leaves out: -R random access, -j steps, threads, file mappings.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernel/kernel.hpp"
+
+namespace swapsim::workload {
+
+struct UsememConfig {
+    int nproc = 1;
+    uint64_t size = 1ull << 30;
+    double sleep_s = 0;
+    bool sync_rw = false, sync_free = false;
+    int repeat = 1;
+    bool read_again = false;
+    uint64_t misc_anon = 0;       // bytes of private footprint besides the mapping
+    uint64_t write_chunk = 256 * 1024;
+    double user_write_bw = 1e10;  // bytes/s of the write loop
+    double fork_cost = 0;         // s per fork in the parent
+};
+
+struct UsememProc {
+    int pid = 0, cpu = 0;
+    double t_start = 0, t_done = 0, t_exit = 0;
+    double free_us = 0;           // timing_free: munmap of the mapping
+    uint64_t throughput_kbps = 0; // as usemem prints it
+    uint64_t rw_bytes = 0;
+};
+
+// Rendezvous of all processes (usemem's ready()/synchronize_tasks pipes).
+class Barrier {
+public:
+    virtual ~Barrier() = default;
+    virtual void wait() = 0;
+};
+
+class Usemem {
+public:
+    Usemem(kernel::Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus);
+
+    // Body of child `i`; `start_barrier`/`free_barrier` may be null when not synchronised.
+    void run_child(int i, kernel::Clock& clk, Barrier* start_barrier, Barrier* free_barrier);
+
+    const UsememConfig& cfg() const { return cfg_; }
+    const std::vector<UsememProc>& procs() const { return procs_; }
+    int pid_of(int i) const { return pids_[size_t(i)]; }
+
+private:
+    void touch_range(kernel::Ctx& c, int i, uint32_t vma, uint64_t first, uint64_t npages, bool read, bool write);
+
+    kernel::Kernel& k_;
+    UsememConfig cfg_;
+    std::vector<int> pids_;
+    std::vector<UsememProc> procs_;
+};
+
+}  // namespace swapsim::workload
