@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -62,12 +63,17 @@ public:
     // Nearest known name (edit distance on the dotted path and on its last component), or "".
     // `prefix` restricts candidates to keys below that object ("kernel.memcg").
     std::string nearest(std::string_view name, std::string_view prefix = {}) const;
+    // Same, among parameter names only (for keys that must name a parameter).
+    std::string nearest_param(std::string_view name) const;
     // True if `name` is an object prefix of some key ("kernel", "kernel.memcg").
     bool is_object(std::string_view name) const;
 
 private:
+    std::string nearest_impl(std::string_view name, std::string_view prefix, bool objects) const;
+
     std::vector<ParamDef> defs_;
     std::map<std::string, size_t, std::less<>> index_;
+    std::set<std::string, std::less<>> objects_;   // every proper prefix of a key
 };
 
 // The program's registry (model/scenario/params.cpp).
@@ -84,6 +90,7 @@ struct InputError : std::runtime_error {
 class Config {
 public:
     explicit Config(const Registry& reg = registry());
+    explicit Config(Registry&&) = delete;  // keeps a pointer to the registry
 
     double num(std::string_view name) const;           // Int, Real, Size, Time, Rate, Freq
     int64_t i(std::string_view name) const;            // Int (or integral numbers)
@@ -95,6 +102,9 @@ public:
     // Parse and range-check `v` for `name` (JSON as written in a scenario, e.g. "40G"); throws InputError.
     void set(std::string_view name, const nlohmann::json& v, const std::string& file,
              const std::string& origin);
+    // Same, naming `json_path` in errors ("$.values.cost.x" in a parameter file).
+    void set(std::string_view name, const nlohmann::json& v, const std::string& file,
+             const std::string& origin, const std::string& json_path);
     bool explicitly_set(std::string_view name) const;  // given by scenario, --set or a params file
     const std::string& origin(std::string_view name) const; // "default", "params:FILE", "scenario", "--set"
 
@@ -102,16 +112,24 @@ public:
     nlohmann::json flat() const;        // {"kernel.memcg.high": 4.29e10, ...}
     const Registry& reg() const { return *reg_; }
 
+    // The scenario's "sources": parameter name -> where its value comes from.
+    const std::map<std::string, std::string, std::less<>>& sources() const { return sources_; }
+    void set_source(const std::string& name, const std::string& text) { sources_[name] = text; }
+
 private:
+    const ParamDef& def(std::string_view name) const;   // throws std::logic_error if unknown
+
     const Registry* reg_;
     std::map<std::string, nlohmann::json, std::less<>> values_;
     std::map<std::string, std::string, std::less<>> origins_;
+    std::map<std::string, std::string, std::less<>> sources_;
 };
 
 struct LoadOptions {
     std::vector<std::string> sets;          // "--set key=value", applied last
     std::vector<std::string> param_files;   // "--params FILE", applied after the scenario
     bool builtin_params = true;             // apply the compiled-in calibrated set (calibration/params/default.json)
+    const char* builtin_json = nullptr;     // text used as that set instead of default_params_json() (tests)
 };
 
 // Read a scenario file: strict JSON (line and column on a syntax error), known keys only
@@ -120,6 +138,13 @@ struct LoadOptions {
 Config load_scenario(const std::string& path, const LoadOptions& opt = {});
 // Same, from text already in memory (`file` only names it in errors).
 Config load_scenario_text(const std::string& text, const std::string& file, const LoadOptions& opt = {});
+// Same, against another registry (tests).
+Config load_scenario_text(const std::string& text, const std::string& file, const LoadOptions& opt,
+                          const Registry& reg);
+
+// Registry defaults with only the builtin set, the --params files and the --set arguments
+// applied (no scenario, no required-key or cross-key checks). Throws InputError.
+Config load_defaults(const LoadOptions& opt = {}, const Registry& reg = registry());
 
 // Cross-key checks: memory.high above RAM, more processes than CPUs allow, deflate-iaa without
 // an IAA device, a compressor that is not modelled, ... Throws InputError naming the key.

@@ -1,0 +1,160 @@
+// Cross-key checks. Each check is a small function over the keys it names; a check whose keys
+// are not all in the registry is skipped (tests use reduced registries).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "scenario/detail.hpp"
+
+namespace swapsim::scenario {
+namespace {
+
+struct Ctx {
+    const Config& cfg;
+    const std::string& file;
+
+    bool has(std::string_view k) const { return cfg.reg().find(k) != nullptr; }
+    std::string show(std::string_view k) const { return format_value(*cfg.reg().find(k), cfg.value(k)); }
+
+    // The error names the input that set `key` (the scenario, a --params file or --set).
+    [[noreturn]] void fail(const std::string& key, const std::string& msg) const
+    {
+        const std::string& o = cfg.origin(key);
+        if (o == "--set")
+            throw InputError("--set", detail::path_of(key), msg);
+        if (o.rfind("params:", 0) == 0)
+            throw InputError(o.substr(7), "$.values." + key, msg);
+        throw InputError(file, detail::path_of(key), msg);
+    }
+};
+
+struct Check {
+    std::vector<const char*> keys;  // skipped unless all are registered
+    void (*run)(const Ctx&);
+};
+
+// "1G", or 4 significant digits ("1.953T") when not a whole number of K/M/G/T.
+std::string size_str(double bytes)
+{
+    ParamDef d;
+    d.kind = Kind::Size;
+    std::string s = format_value(d, bytes);
+    if (s.find_first_of("KMGT") != std::string::npos || bytes < 1024)
+        return s;
+    static const char* suf[] = {"K", "M", "G", "T"};
+    int n = 0;
+    while (n < 3 && bytes >= std::ldexp(1.0, 10 * (n + 2)))
+        n++;
+    return fmt::format("{:.4g}{}", std::ldexp(bytes, -10 * (n + 1)), suf[n]);
+}
+
+void memcg_limits_fit_ram(const Ctx& c)
+{
+    double dram = c.cfg.num("machine.dram");
+    for (auto [key, file] : {std::pair{"kernel.memcg.high", "memory.high"}, {"kernel.memcg.max", "memory.max"}}) {
+        double v = c.cfg.num(key);
+        if (std::isfinite(v) && v > dram)
+            c.fail(key, fmt::format("{} {} is above RAM (machine.dram = {}): lower it or set it to \"max\"", file,
+                                    c.show(key), c.show("machine.dram")));
+    }
+}
+
+void usemem_fits_ram_and_swap(const Ctx& c)
+{
+    const Config& cfg = c.cfg;
+    double nproc = cfg.num("workload.usemem.nproc");
+    double per_proc = cfg.num("workload.usemem.size") + cfg.num("workload.usemem.misc_anon");
+    double swap = cfg.s("swap.device") == "none" ? 0 : cfg.num("swap.size");
+    double total = nproc * per_proc, room = cfg.num("machine.dram") + swap;
+    if (total <= room)
+        return;
+    const char* key = cfg.explicitly_set("workload.usemem.nproc") || !cfg.explicitly_set("workload.usemem.size")
+                          ? "workload.usemem.nproc"
+                          : "workload.usemem.size";
+    std::string swap_s = cfg.s("swap.device") == "none" ? "no swap device" : "swap.size " + c.show("swap.size");
+    c.fail(key, fmt::format("{} processes x ({} + misc_anon {}) = {} is more memory than the machine and swap can "
+                            "hold (machine.dram {} + {}); lower workload.usemem.nproc or workload.usemem.size",
+                            cfg.i("workload.usemem.nproc"), c.show("workload.usemem.size"),
+                            c.show("workload.usemem.misc_anon"), size_str(total),
+                            c.show("machine.dram"), swap_s));
+}
+
+void cpus_exist(const Ctx& c)
+{
+    const Config& cfg = c.cfg;
+    const std::string& list = cfg.s("workload.cpus");
+    int64_t s = cfg.i("machine.sockets"), cores = cfg.i("machine.cores_per_socket"), t = cfg.i("machine.threads_per_core");
+    int64_t nr = s * cores * t;
+    if (list == "all")
+        return;
+    for (const auto& g : detail::parse_cpulist_groups(list)) {
+        for (int cpu = g.first; cpu <= g.last; cpu++) {
+            if ((cpu - g.first) % g.group >= g.used || cpu < nr)
+                continue;
+            std::string smt = t > 1 ? fmt::format("; {}-{} are the SMT siblings of {}-{}", nr / t, nr - 1, 0, nr / t - 1) : "";
+            c.fail("workload.cpus",
+                   fmt::format("CPU {} does not exist: machine.sockets x cores_per_socket x threads_per_core = "
+                               "{} x {} x {} = {} logical CPUs (0-{}{})",
+                               cpu, s, cores, t, nr, nr - 1, smt));
+        }
+    }
+}
+
+void membind_node_exists(const Ctx& c)
+{
+    int64_t node = c.cfg.i("workload.membind"), nodes = c.cfg.i("machine.sockets");
+    if (node >= nodes)
+        c.fail("workload.membind", fmt::format("NUMA node {} does not exist: machine.sockets = {} gives nodes 0-{}; "
+                                               "use one of them or -1 for local allocation",
+                                               node, nodes, nodes - 1));
+}
+
+void iaa_needs_device(const Ctx& c)
+{
+    const std::string& comp = c.cfg.s("kernel.zswap.compressor");
+    if (!c.cfg.b("kernel.zswap.enabled") || comp.rfind("deflate-iaa", 0) != 0)
+        return;
+    const char* dev = "machine.iaa.devices_per_socket";
+    if (c.has(dev) && c.cfg.num(dev) > 0)
+        return;
+    c.fail("kernel.zswap.compressor",
+           fmt::format("{} needs an IAA device: set {} > 0 or choose zstd", comp, dev));
+}
+
+void zswap_needs_swap_device(const Ctx& c)
+{
+    if (c.cfg.b("kernel.zswap.enabled") && c.cfg.s("swap.device") == "none")
+        c.fail("swap.device", "zswap needs a swap device (zswap entries are indexed by swap slots): set swap.device "
+                              "or kernel.zswap.enabled=false");
+}
+
+const std::vector<Check>& checks()
+{
+    static const std::vector<Check> list = {
+        {{"kernel.memcg.high", "kernel.memcg.max", "machine.dram"}, memcg_limits_fit_ram},
+        {{"workload.usemem.nproc", "workload.usemem.size", "workload.usemem.misc_anon", "machine.dram",
+          "swap.device", "swap.size"},
+         usemem_fits_ram_and_swap},
+        {{"workload.cpus", "machine.sockets", "machine.cores_per_socket", "machine.threads_per_core"}, cpus_exist},
+        {{"workload.membind", "machine.sockets"}, membind_node_exists},
+        {{"kernel.zswap.enabled", "kernel.zswap.compressor"}, iaa_needs_device},
+        {{"kernel.zswap.enabled", "swap.device"}, zswap_needs_swap_device},
+    };
+    return list;
+}
+
+}  // namespace
+
+void validate_semantics(const Config& cfg, const std::string& file)
+{
+    Ctx ctx{cfg, file};
+    for (const auto& chk : checks()) {
+        bool all = true;
+        for (const char* k : chk.keys)
+            all = all && ctx.has(k);
+        if (all)
+            chk.run(ctx);
+    }
+}
+
+}  // namespace swapsim::scenario
