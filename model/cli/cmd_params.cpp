@@ -105,6 +105,10 @@ int params(int argc, char** argv)
         return 0;
     }
 
+    if (defs.empty()) {
+        std::printf("no parameters in category %s yet\n", sc::category_name(*only));
+        return 0;
+    }
     size_t wn = 4, wt = 4, wd = 7;
     for (const auto* d : defs) {
         wn = std::max(wn, d->name.size() + (d->fitted ? 1 : 0));
