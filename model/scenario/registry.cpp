@@ -102,7 +102,8 @@ std::string Registry::nearest_impl(std::string_view name, std::string_view prefi
 {
     std::string below = prefix.empty() ? std::string() : std::string(prefix) + ".";
     std::string_view last = last_component(name);
-    std::tuple<size_t, size_t, std::string> best{SIZE_MAX, SIZE_MAX, ""};
+    // Ties go to scenario keys before model costs (cost.*), then alphabetically.
+    std::tuple<size_t, bool, size_t, std::string> best{SIZE_MAX, true, SIZE_MAX, ""};
     auto consider = [&](const std::string& cand) {
         if (cand.compare(0, below.size(), below) != 0 || cand == name)
             return;
@@ -112,7 +113,7 @@ std::string Registry::nearest_impl(std::string_view name, std::string_view prefi
         bool close = full <= budget || part <= budget;
         if (!close)
             return;
-        auto score = std::make_tuple(std::min(full, part), full, cand);
+        auto score = std::make_tuple(std::min(full, part), cand.rfind("cost.", 0) == 0, full, cand);
         if (score < best)
             best = std::move(score);
     };
@@ -121,7 +122,7 @@ std::string Registry::nearest_impl(std::string_view name, std::string_view prefi
     if (objects)
         for (const auto& o : objects_)
             consider(o);
-    return std::get<2>(best);
+    return std::get<3>(best);
 }
 
 namespace {

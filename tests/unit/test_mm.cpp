@@ -116,17 +116,17 @@ TEST_CASE("swapfile: large folios get naturally aligned slots in clusters of the
 
 TEST_CASE("swapfile: a large allocation fails without a free or same-order cluster", "[swap]")
 {
-    // Two clusters: cluster 0 (header) and cluster 1.
-    SwapDevice sd(2 * SWAPFILE_CLUSTER, 1, false, 64);
-    // Order-0 slots fill cluster 0 first (it is on nonfull[0]).
+    // Three clusters: 0 (holds the header, on nonfull[0]), 1 and 2 free.
+    SwapDevice sd(3 * SWAPFILE_CLUSTER, 1, false, 64);
+    // cluster_alloc_swap_entry tries the free list before nonfull clusters.
     swp_offset_t s = sd.alloc(0, 0);
-    CHECK(s == 1);
+    CHECK(s == SWAPFILE_CLUSTER);
     swp_offset_t big = sd.alloc(0, 9);
-    CHECK(big == SWAPFILE_CLUSTER);
-    // No free cluster left: an order-4 folio cannot steal from order-0 clusters.
+    CHECK(big == 2 * SWAPFILE_CLUSTER);
+    // No free cluster left: an order-4 folio cannot use clusters of order 0 -> fallback.
     CHECK(sd.alloc(0, 4) == NO_SWAP);
-    // Order 0 still finds room in cluster 0.
-    CHECK(sd.alloc(0, 0) != NO_SWAP);
+    // Order 0 continues in its per-CPU cluster.
+    CHECK(sd.alloc(0, 0) == s + 1);
 }
 
 TEST_CASE("swapfile: freeing references and cache returns slots and clusters", "[swap]")

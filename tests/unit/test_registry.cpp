@@ -377,7 +377,7 @@ TEST_CASE("scenario key errors name the path and suggest the fix", "[load]")
           "s.json: $.kernel.high: unknown key; did you mean \"kernel.memcg.high\"?");
     CHECK(load_error(R"({"zzz": 1})") ==
           "s.json: $.zzz: unknown key; known keys at the top level: name, description, seed, machine, swap, kernel, "
-          "workload, sim");
+          "workload, cost, sim");
     CHECK(load_error(R"({"kernel": {"memcg": "40G"}})") ==
           "s.json: $.kernel.memcg: expected an object with keys high, max, swap_max, got \"40G\"");
     CHECK(load_error(R"({"kernel.memcg.high": "40G"})") ==
@@ -390,7 +390,7 @@ TEST_CASE("scenario key errors name the path and suggest the fix", "[load]")
     CHECK(load_error(R"({"$schema": 1})") ==
           "s.json: $.$schema: expected a string (the path of swapsim.schema.json), got 1");
     CHECK(load_error(R"({"": 1})") == "s.json: $[\"\"]: unknown key; known keys at the top level: name, "
-                                      "description, seed, machine, swap, kernel, workload, sim");
+                                      "description, seed, machine, swap, kernel, workload, cost, sim");
     CHECK(load_error("[1]") == "s.json: $: expected a JSON object at the top level, got [1]");
     CHECK(load_error(R"({"kernel": {"memcg": {"high": 1, "high": 2}}})") ==
           "s.json: $.kernel.memcg.high: duplicate key; each key may appear only once in an object");
