@@ -23,13 +23,13 @@ bool g_deadlock = false;
 struct Sim::Impl {
     std::unique_ptr<sg4::Engine> engine;
     std::vector<sg4::Host*> cores;
+    std::vector<sg4::Host*> dram;   // per socket
 };
 
 Sim::Sim(int* argc, char** argv, const PlatformSpec& p, bool verbose) : impl_(new Impl), spec_(p)
 {
     if (!verbose)
         xbt_log_control_set("root.thresh:critical");
-    sg4::Engine::set_config("cpu/optim:Full");
     impl_->engine = std::make_unique<sg4::Engine>(argc, argv);
     g_hz = p.hz;
     auto* zone = sg4::create_full_zone("machine");
@@ -37,6 +37,8 @@ Sim::Sim(int* argc, char** argv, const PlatformSpec& p, bool verbose) : impl_(ne
     int cores = p.sockets * p.cores_per_socket;
     for (int c = 0; c < cores; c++)
         impl_->cores.push_back(zone->create_host("core" + std::to_string(c), speed));
+    for (int s = 0; s < p.sockets; s++)
+        impl_->dram.push_back(zone->create_host("dram" + std::to_string(s), p.dram_bw));
     zone->seal();
     sg4::Engine::on_deadlock_cb([] { g_deadlock = true; });
 }
@@ -91,6 +93,23 @@ void Sim::cpu(double seconds)
     if (seconds <= 0)
         return;
     sg4::this_actor::exec_init(seconds * g_hz)->set_bound(g_hz)->wait();
+}
+
+void Sim::cpu_on(int cpu, double seconds)
+{
+    if (seconds <= 0)
+        return;
+    sg4::Host* h = impl_->cores[size_t(cpu) % impl_->cores.size()];
+    sg4::this_actor::exec_init(seconds * g_hz)->set_host(h)->set_bound(g_hz)->wait();
+}
+
+void Sim::mem_on(int cpu, double bytes, double rate)
+{
+    if (bytes <= 0)
+        return;
+    int core = cpu % int(impl_->cores.size());
+    int socket = core / spec_.cores_per_socket;
+    sg4::this_actor::exec_init(bytes)->set_host(impl_->dram[size_t(socket)])->set_bound(rate)->wait();
 }
 
 void Sim::sleep_for(double seconds)

@@ -3,7 +3,9 @@
 // Platform: one SimGrid host per physical core. With SMT the host's speed is the core's
 // combined throughput (smt_yield x clock) and every exec is bounded by the clock, so one
 // busy thread runs at full clock and two busy siblings share the core (SimGrid's max-min
-// sharing). Each task is an actor pinned to its logical CPU's core host.
+// sharing). One more host per socket stands for its memory controllers: streaming memory
+// work (clearing and writing pages) runs there, bounded by the core's own rate, so many
+// writers share the socket's DRAM bandwidth.
 // Time: seconds of simulated time; cpu(s) runs `s` seconds of work at full single-thread
 // speed, sleep_for(s) blocks without using a CPU.
 // One Engine per process (SimGrid 3.32 cannot re-create it): run one simulation per process.
@@ -18,6 +20,7 @@ struct PlatformSpec {
     int sockets = 1, cores_per_socket = 1, threads_per_core = 1;
     double hz = 2.5e9;
     double smt_yield = 1.3;   // combined throughput of two busy siblings, relative to one thread
+    double dram_bw = 250e9;   // bytes/s a socket's memory controllers sustain for streaming writes
 };
 
 class Sim {
@@ -38,6 +41,10 @@ public:
     static double now();
     // Called from actors.
     static void cpu(double seconds);          // busy for `seconds` of full-speed work
+    // Same, on logical CPU `cpu`'s core.
+    void cpu_on(int cpu, double seconds);
+    // `bytes` of streaming memory traffic from logical CPU `cpu`, at most `rate` bytes/s.
+    void mem_on(int cpu, double bytes, double rate);
     static void sleep_for(double seconds);
     static void sleep_until(double t);
 

@@ -48,16 +48,20 @@ private:
         double hold = 0, hold2 = 0;
     };
     Bin& bin(int64_t idx);
-    void window(double t, double* hold, double* hold2) const;
+    void window(double t, double* hold, double* hold2);
 
     unsigned users(double t, int cpu);
 
     double handoff_;
     std::vector<Bin> bins_;
     LockStats st_;
-    // CPUs seen in the current and the previous window period.
+    // Cached window sums for the window ending at bin `win_last_`.
+    int64_t win_last_ = INT64_MIN;
+    double win_hold_ = 0, win_hold2_ = 0;
+    // CPUs seen in the current and the previous window period, and how many in their union.
     std::bitset<kMaxCpus> seen_cur_, seen_prev_;
     int64_t period_ = -1;
+    unsigned nusers_ = 0;
 };
 
 }  // namespace swapsim::hw

@@ -123,7 +123,8 @@ unsigned Kernel::do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx)
     fo.set(PG_young);
     fo.set(PG_mapped);
     fo.set(PG_dirty);
-    c.sys(double(nr * PAGE_SIZE) / cfg_.c.zero_bw + cfg_.c.fault_per_pte * nr);
+    c.mem(double(nr * PAGE_SIZE), cfg_.c.zero_bw, true);   // clear_page
+    c.sys(cfg_.c.fault_per_pte * nr);
     for (uint32_t i = 0; i < nr; i++)
         v.pte[start + i] = mk_pte(f);
     m.rss_anon += nr;

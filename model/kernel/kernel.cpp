@@ -12,13 +12,23 @@ using namespace mm;
 
 Ctx::Ctx(Kernel& kernel, Task& t, Clock& clk) : k(kernel), task(t), clk_(clk), base_(clk.now())
 {
-    task.running = true;
+    if (!task.running)
+        k.sched_wakeup(task);
 }
 
 Ctx::~Ctx()
 {
-    if (pending_ > 0 && !std::uncaught_exceptions())
+    if ((pending_ > 0 || pending_mem_s_ > 0) && !std::uncaught_exceptions())
         flush();
+}
+
+void Ctx::mem(double bytes, double rate, bool in_kernel)
+{
+    double s = bytes / rate;
+    pending_mem_bytes_ += bytes;
+    pending_mem_s_ += s;
+    if (in_kernel)
+        pending_mem_sys_s_ += s;
 }
 
 void Ctx::lock(hw::Lock& l, double hold, unsigned n)
@@ -31,17 +41,29 @@ void Ctx::lock(hw::Lock& l, double hold, unsigned n)
 
 void Ctx::flush()
 {
-    double work = pending_ + task.stolen;
+    double cpu = pending_ + task.stolen;
+    double work = cpu + pending_mem_s_;
     if (work > 0) {
+        k.sched_balance(task);
         double t0 = clk_.now();
-        clk_.cpu(task.cpu, work);
+        if (pending_mem_s_ > 0 && cpu <= pending_mem_s_) {
+            // A memory-bound step (faulting and writing pages): its little CPU work runs
+            // inside the one memory activity, at the step's average per-core rate.
+            clk_.mem(task.cpu, pending_mem_bytes_, pending_mem_bytes_ / work);
+        } else {
+            if (cpu > 0)
+                clk_.cpu(task.cpu, cpu);
+            if (pending_mem_s_ > 0)
+                clk_.mem(task.cpu, pending_mem_bytes_, pending_mem_bytes_ / pending_mem_s_);
+        }
         double wall = clk_.now() - t0;
-        double sys_share = (pending_sys_ + task.stolen) / work;
+        double sys_share = (pending_sys_ + task.stolen + pending_mem_sys_s_) / work;
         task.stime += wall * sys_share;
         task.utime += wall * (1 - sys_share);
     }
     task.stolen = 0;
     pending_ = pending_sys_ = pending_user_ = 0;
+    pending_mem_bytes_ = pending_mem_s_ = pending_mem_sys_s_ = 0;
     base_ = clk_.now();
 }
 
@@ -49,11 +71,91 @@ void Ctx::block_until(double t)
 {
     flush();
     if (t > clk_.now()) {
-        task.running = false;
+        k.sched_sleep(task);
         clk_.sleep_until(t);
-        task.running = true;
+        k.sched_wakeup(task);
     }
     base_ = clk_.now();
+}
+
+// ---------------------------------------------------------------- scheduler
+// Models: select_idle_sibling on wakeup (stay on prev if its core is idle, else the first
+// fully idle core of the LLC, else an idle SMT thread, else prev) and newidle balancing that
+// moves a task off a core shared with another running task when a core of its LLC is idle.
+// Granularity: decided when a task wakes and at each flush of its CPU time. Leaves out: CFS
+// fairness within one CPU (SimGrid shares an oversubscribed CPU equally), NUMA balancing.
+
+void Kernel::set_allowed_cpus(const std::vector<int>& cpus)
+{
+    std::fill(allowed_.begin(), allowed_.end(), 0);
+    for (int c : cpus)
+        allowed_[size_t(c)] = 1;
+}
+
+int Kernel::find_idle_core(int socket) const
+{
+    const hw::Topology& t = cfg_.topo;
+    for (int core = socket * t.cores_per_socket; core < (socket + 1) * t.cores_per_socket; core++) {
+        bool idle = true, any = false;
+        for (int th = 0; th < t.threads_per_core; th++) {
+            int cpu = core + th * t.nr_cores();
+            idle = idle && nr_running_[size_t(cpu)] == 0;
+            any = any || allowed_[size_t(cpu)];
+        }
+        if (idle && any)
+            for (int th = 0; th < t.threads_per_core; th++)
+                if (allowed_[size_t(core + th * t.nr_cores())])
+                    return core + th * t.nr_cores();
+    }
+    return -1;
+}
+
+void Kernel::sched_wakeup(Task& t)
+{
+    const hw::Topology& topo = cfg_.topo;
+    int prev = t.cpu, sib = topo.sibling(prev);
+    bool prev_idle = nr_running_[size_t(prev)] == 0 && (sib < 0 || nr_running_[size_t(sib)] == 0);
+    if (!prev_idle) {
+        int socket = topo.socket_of(prev);
+        int cpu = find_idle_core(socket);
+        if (cpu < 0 && nr_running_[size_t(prev)] > 0) {   // an idle SMT thread of the LLC
+            for (int c = 0; c < topo.nr_cpus(); c++)
+                if (allowed_[size_t(c)] && nr_running_[size_t(c)] == 0 && topo.socket_of(c) == socket) {
+                    cpu = c;
+                    break;
+                }
+        }
+        if (cpu >= 0 && cpu != t.cpu) {
+            t.cpu = cpu;
+            t.migrations++;
+        }
+    }
+    nr_running_[size_t(t.cpu)]++;
+    t.running = true;
+}
+
+void Kernel::sched_sleep(Task& t)
+{
+    if (!t.running)
+        return;
+    nr_running_[size_t(t.cpu)]--;
+    t.running = false;
+}
+
+void Kernel::sched_balance(Task& t)
+{
+    const hw::Topology& topo = cfg_.topo;
+    int sib = topo.sibling(t.cpu);
+    bool shared = nr_running_[size_t(t.cpu)] > 1 || (sib >= 0 && nr_running_[size_t(sib)] > 0);
+    if (!shared)
+        return;
+    int cpu = find_idle_core(topo.socket_of(t.cpu));
+    if (cpu < 0)
+        return;
+    nr_running_[size_t(t.cpu)]--;
+    t.cpu = cpu;
+    t.migrations++;
+    nr_running_[size_t(cpu)]++;
 }
 
 // ---------------------------------------------------------------- setup
@@ -80,6 +182,8 @@ Kernel::Kernel(const KConfig& cfg)
     if (cfg.dev == SwapDev::Ssd)
         ssd = std::make_unique<hw::BlockDevice>(cfg.ssd);
     zswap_max_pages_ = cfg.dram_pages * cfg.max_pool_percent / 100;
+    nr_running_.assign(size_t(cfg.topo.nr_cpus()), 0);
+    allowed_.assign(size_t(cfg.topo.nr_cpus()), 1);
 }
 
 uint32_t Kernel::mm_create(int owner_task, int owner_cpu)

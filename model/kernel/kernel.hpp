@@ -35,6 +35,8 @@ public:
     virtual ~Clock() = default;
     virtual double now() const = 0;
     virtual void cpu(int cpu, double seconds) = 0;      // busy at full speed for `seconds`
+    // Streaming memory traffic from `cpu`: `bytes` at up to `rate` bytes/s (shares DRAM).
+    virtual void mem(int cpu, double bytes, double rate) = 0;
     virtual void sleep_until(double t) = 0;            // blocked, off CPU
 };
 
@@ -78,6 +80,7 @@ struct Task {
     double throttled_s = 0;      // memory.high penalty sleep
     double io_wait_s = 0;        // blocked on a request tag or a read
     uint64_t lru_add_pending = 0;
+    uint64_t migrations = 0;
 };
 
 class Kernel;
@@ -90,9 +93,11 @@ public:
     Kernel& k;
     Task& task;
 
-    double now() const { return base_ + pending_; }   // planned time of the code now running
+    double now() const { return base_ + pending_ + pending_mem_s_; }   // planned time of the code now running
     void sys(double s) { pending_ += s; pending_sys_ += s; }
     void user(double s) { pending_ += s; pending_user_ += s; }
+    // Memory-bound work (clearing, the write loop): `bytes` at `rate` bytes/s per core.
+    void mem(double bytes, double rate, bool in_kernel);
     // `n` acquisitions of a contended spinlock held `hold` each: spin + hold as sys time.
     void lock(hw::Lock& l, double hold, unsigned n = 1);
     void flush();                        // run the accumulated CPU time on the task's CPU
@@ -103,6 +108,7 @@ private:
     Clock& clk_;
     double base_;
     double pending_ = 0, pending_sys_ = 0, pending_user_ = 0;
+    double pending_mem_bytes_ = 0, pending_mem_s_ = 0, pending_mem_sys_s_ = 0;
 };
 
 struct ScanControl {
@@ -129,6 +135,13 @@ public:
     const Task& task(int pid) const { return tasks_[size_t(pid)]; }
     int task_create(int cpu, uint32_t mm);
     size_t nr_tasks() const { return tasks_.size(); }
+    // CPUs the workload's tasks may run on (taskset); wakeups and balancing stay inside it.
+    void set_allowed_cpus(const std::vector<int>& cpus);
+
+    // ---- scheduler (where tasks run) ----
+    void sched_wakeup(Task& t);   // select_idle_sibling: an idle core of the LLC, else prev
+    void sched_sleep(Task& t);    // the task blocks or exits
+    void sched_balance(Task& t);  // newidle balancing: leave a shared core for an idle one
 
     // ---- paths run by tasks ----
     // First touch or re-touch of page `idx` of a VMA (write fault). Returns pages the
@@ -235,6 +248,9 @@ private:
 
     KConfig cfg_;
     std::vector<Task> tasks_;
+    std::vector<int> nr_running_;     // per logical CPU
+    std::vector<char> allowed_;       // per logical CPU
+    int find_idle_core(int socket) const;
     std::vector<std::pair<uint32_t, uint32_t>> vma_ref_;   // global vma id -> (mm, index)
     int free_cpu_ = 0;                  // CPU whose obj stock takes zswap uncharges
     unsigned pending_invalidate_ = 0;   // zswap entries freed by the last slot free

@@ -100,7 +100,7 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
         user += t.utime;
         elapsed = std::max(elapsed, p.t_exit);
         free_us += p.free_us;
-        per.push_back({{"pid", p.pid}, {"cpu", p.cpu}, {"throughput_kbps", p.throughput_kbps},
+        per.push_back({{"pid", p.pid}, {"cpu", p.cpu}, {"cpu_last", t.cpu}, {"migrations", t.migrations}, {"throughput_kbps", p.throughput_kbps},
                        {"write_s", p.t_done}, {"wall_s", p.t_exit - p.t_start}, {"sys_s", t.stime},
                        {"user_s", t.utime}, {"free_latency_us", p.free_us}, {"reclaimed_pages", t.reclaimed},
                        {"throttled_s", t.throttled_s}, {"io_wait_s", t.io_wait_s}});

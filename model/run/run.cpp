@@ -29,9 +29,14 @@ uint64_t pages_or_max(double bytes)
 // Clock over the SimGrid engine: CPU time as execs on the task's core, sleeps as sleeps.
 class EngineClock final : public kernel::Clock {
 public:
+    explicit EngineClock(engine::Sim& s) : sim_(s) {}
     double now() const override { return engine::Sim::now(); }
-    void cpu(int, double s) override { engine::Sim::cpu(s); }
+    void cpu(int cpu, double s) override { sim_.cpu_on(cpu, s); }
+    void mem(int cpu, double bytes, double rate) override { sim_.mem_on(cpu, bytes, rate); }
     void sleep_until(double t) override { engine::Sim::sleep_until(t); }
+
+private:
+    engine::Sim& sim_;
 };
 
 class EngineBarrier final : public workload::Barrier {
@@ -168,6 +173,7 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     ps.threads_per_core = kc.topo.threads_per_core;
     ps.hz = kc.hz;
     ps.smt_yield = cfg.num("cost.cpu.smt_yield");
+    ps.dram_bw = cfg.num("cost.mem.socket_bw");
     std::vector<std::string> args = {"swapsim"};
     args.insert(args.end(), opt.simgrid_args.begin(), opt.simgrid_args.end());
     std::vector<char*> argv;
@@ -194,7 +200,7 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     std::vector<int> cpus = hw::place_tasks(kc.topo, allowed, uc.nproc);
     workload::Usemem um(k, uc, cpus);
 
-    EngineClock clock;
+    EngineClock clock(sim);
     std::unique_ptr<EngineBarrier> start_b, free_b;
     if (uc.sync_rw)
         start_b = std::make_unique<EngineBarrier>(uc.nproc);

@@ -139,6 +139,7 @@ Registry build()
     t.cycles("cost.zone.lock_hold_batch", 2000, "zone->lock section refilling or draining a pcp batch of 64 pages", est);
     t.cycles("cost.zone.lock_hold_buddy", 400, "zone->lock section of one non-pcp (e.g. 64K) folio allocation or free", est);
     t.rate(C::Cost, "cost.mem.clear_bw", 12e9, "bytes/s one thread clears a new folio (clear_page_erms)", "Sapphire Rapids: rep stosb ~10-15 GB/s per core", true);
+    t.rate(C::Cost, "cost.mem.socket_bw", 200e9, "bytes/s of clear and write traffic one socket's memory controllers sustain", "Sapphire Rapids: 8 x DDR5-4800 = 307 GB/s peak per socket; ~2/3 for writes", true);
     t.rate(C::Cost, "cost.user.write_bw", 10e9, "bytes/s of usemem's store loop into freshly cleared pages", "estimate: cache-resident stores, 1 x 8 B per cycle peak", true);
     t.cycles("cost.memcg.charge", 300, "try_charge_memcg page-counter path (stock miss)", est);
     t.cycles("cost.memcg.charge_stock", 40, "consume_stock hit", est);

@@ -12,6 +12,10 @@ constexpr uint32_t VMA_MISC = 0, VMA_MAIN = 1;
 
 Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus) : k_(k), cfg_(cfg)
 {
+    std::vector<int> allowed(cpus);
+    std::sort(allowed.begin(), allowed.end());
+    allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
+    k.set_allowed_cpus(allowed);
     for (int i = 0; i < cfg.nproc; i++) {
         int cpu = cpus[size_t(i)];
         int pid = int(k.nr_tasks());
@@ -54,7 +58,7 @@ void Usemem::touch_range(Ctx& c, int i, uint32_t vma, uint64_t first, uint64_t n
                 covered = k_.touch_present(t.mm, vma, uint32_t(p));
             }
             covered = std::min(covered, end - p);
-            c.user(passes * double(covered * mm::PAGE_SIZE) / cfg_.user_write_bw);
+            c.mem(passes * double(covered * mm::PAGE_SIZE), cfg_.user_write_bw, false);
             p += covered;
         }
         c.flush();
@@ -107,7 +111,7 @@ void Usemem::run_child(int i, Clock& clk, Barrier* start_barrier, Barrier* free_
     k_.exit_mmap(c, t.mm);
     c.flush();
     pr.t_exit = clk.now();
-    t.running = false;
+    k_.sched_sleep(t);
 }
 
 }  // namespace swapsim::workload

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Write the scenarios that reproduce the seed-000 (zswap mTHP v7) table columns.
+
+Each scenario states only the published setup (machine, kernel configuration, workload),
+never a model cost, and records in "sources" where every setting comes from.
+Run from the repository root: python3 tools/make_seed000_scenarios.py
+"""
+import json
+import os
+
+SEED = "seed 000 (zswap-mTHP v7 cover letter, 2024-09-24)"
+COMMON_SOURCES = {
+    "machine.sockets": SEED + ": \"dual-socket 56 cores per socket\"",
+    "machine.cores_per_socket": SEED + ": \"56 cores per socket\"",
+    "machine.cpu_freq": SEED + ": \"Core frequency was fixed at 2500MHz\"",
+    "machine.dram": SEED + ": \"503 GiB RAM\"",
+    "swap.device": SEED + ": \"823G SSD disk partition swap\"",
+    "swap.size": SEED + ": \"823G SSD disk partition swap\"",
+    "kernel.memcg.high": SEED + ": \"run in a cgroup whose memory.high was fixed at 40G\"",
+    "kernel.page_cluster": SEED + ": \"SWAP page-cluster : 2\"",
+    "workload.usemem.nproc": SEED + ": usemem --init-time -w -O -s 10 -n 70 1g",
+    "workload.usemem.size": SEED + ": usemem ... 1g",
+    "workload.usemem.sleep": SEED + ": usemem -s 10",
+    "workload.usemem.init_time": SEED + ": usemem --init-time",
+    "workload.usemem.anonymous": SEED + ": usemem -O",
+    "workload.cpus": "inferred: the runs use one socket (\"8 compress engines available per socket\"), and "
+                     "zswpout/memcg_high = 64-68 pages per memory.high event matches reclaim of one NUMA node "
+                     "(two nodes would reclaim 128); socket 0 = CPUs 0-55 and their SMT siblings 112-167",
+}
+
+
+def base():
+    return {
+        "$schema": "../../swapsim.schema.json",
+        "machine": {"sockets": 2, "cores_per_socket": 56, "threads_per_core": 2, "cpu_freq": "2.5GHz",
+                    "dram": "503G"},
+        "swap": {"device": "ssd", "size": "823G"},
+        "kernel": {"memcg": {"high": "40G"}, "page_cluster": 2, "zswap": {"enabled": True}},
+        "workload": {"type": "usemem", "cpus": "0-55,112-167",
+                     "usemem": {"nproc": 70, "size": "1G", "sleep": "10s", "init_time": True, "anonymous": True}},
+    }
+
+
+def scenario(table, column, desc, mthp, thp_swap, large, compressor, extra_sources, sleep="10s"):
+    s = base()
+    s["name"] = f"{table}/{column}"
+    s["description"] = desc
+    s["kernel"]["mthp"] = {"enabled": mthp}
+    s["kernel"]["thp_swap"] = thp_swap
+    s["kernel"]["zswap"]["large_folios"] = large
+    s["kernel"]["zswap"]["compressor"] = compressor
+    s["workload"]["usemem"]["sleep"] = sleep
+    src = dict(COMMON_SOURCES)
+    src.update(extra_sources)
+    s["sources"] = src
+    return s
+
+
+def write(table, column, s):
+    d = os.path.join("scenarios", "zswap-mthp-v7", table)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, column + ".json"), "w") as f:
+        json.dump(s, f, indent=2)
+        f.write("\n")
+
+
+def main():
+    zstd = {"kernel.zswap.compressor": SEED + ": \"ZSWAP Compressors : zstd, deflate-iaa\" (zstd column)"}
+    # 4K regression table: v6 data; the v7 changelog says --sleep 10 and the SSD were new in v7.
+    for col, kern in (("mm_unstable_zstd", "mm-unstable 8-28-2024"), ("zswap_mthp_v6_zstd", "zswap-mTHP v6")):
+        src = dict(zstd)
+        src.update({
+            "kernel.mthp.enabled": "seed 000 regression table: \"without mTHP, i.e., only 4K folios\"",
+            "kernel.thp_swap": "kernel default (no 4K folio is large)",
+            "kernel.zswap.large_folios": "seed 000: " + kern + "; with 4K folios only the setting is moot",
+            "workload.usemem.sleep": "seed 000 'Changes since v6': \"all experiments are run with usemem --sleep 10\" "
+                                     "is new in v7, so the v6 data ran without -s",
+        })
+        write("regression-4k", col, scenario("regression-4k", col, f"usemem 70 x 1G, 4K folios only, zstd ({kern})",
+                                             "none", True, True, "zstd", src, sleep="0s"))
+    for size, table1, table2, tbl_b in (("64K", "case1-64k", "case2-64k", "iaa-batching-64k"),
+                                        ("2M", "case1-2m", "case2-2m", "iaa-batching-2m")):
+        mthp_src = {"kernel.mthp.enabled": SEED + f": \"{size} mTHP\" (hugepages-{'64' if size == '64K' else '2048'}kB enabled)"}
+        # Case 1 baseline: CONFIG_THP_SWAP=N, folios split before zswap.
+        src = dict(zstd, **mthp_src)
+        src.update({"kernel.thp_swap": SEED + ": Case 1 baseline \"CONFIG_THP_SWAP set to off\"",
+                    "kernel.zswap.large_folios": SEED + ": baseline kernel mm-unstable 9-23-2024 (zswap rejects large folios)"})
+        write(table1, "baseline_zstd", scenario(table1, "baseline_zstd",
+              f"Case 1 baseline: {size} mTHP split to 4K (CONFIG_THP_SWAP=N), zswap zstd", size, False, False, "zstd", src))
+        # zswap-mTHP 'after': stored whole.
+        src = dict(zstd, **mthp_src)
+        src.update({"kernel.thp_swap": SEED + ": \"CONFIG_THP_SWAP=Y\"",
+                    "kernel.zswap.large_folios": SEED + ": zswap-mTHP v7 stores mTHP whole"})
+        after = scenario(table1, "zswap_mthp_zstd", f"zswap-mTHP: {size} mTHP stored whole in zswap, zstd",
+                         size, True, True, "zstd", src)
+        write(table1, "zswap_mthp_zstd", after)
+        a2 = dict(after, name=f"{table2}/zswap_mthp_zstd")
+        write(table2, "zswap_mthp_zstd", a2)
+        a3 = dict(after, name=f"{tbl_b}/zstd_v7")
+        write(tbl_b, "zstd_v7", a3)
+        # Case 2 baseline: zswap rejects mTHP, the SSD stores it.
+        src = dict(zstd, **mthp_src)
+        src.update({"kernel.thp_swap": SEED + ": Case 2 \"CONFIG_THP_SWAP is enabled in before and after\"",
+                    "kernel.zswap.large_folios": SEED + ": Case 2 baseline \"zswap rejecting mTHP, and the mTHP being stored by the 823G SSD swap\""})
+        write(table2, "baseline_zstd", scenario(table2, "baseline_zstd",
+              f"Case 2 baseline: zswap rejects {size} mTHP, the 823G SSD stores it (zstd for split pages)",
+              size, True, False, "zstd", src))
+
+
+if __name__ == "__main__":
+    main()
