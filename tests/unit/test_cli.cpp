@@ -21,7 +21,7 @@ TEST_CASE("validate: ok lines on stdout, every bad file on stderr, exit 2", "[cl
     CHECK(r.err == swapsim_test::slurp(SWAPSIM_SOURCE_DIR "/tests/bad/wrong_type.expected") +
                        swapsim_test::slurp(SWAPSIM_SOURCE_DIR "/tests/bad/bad_enum.expected"));
 
-    r = run_swapsim({"validate", "scenarios/default.json", "--set", "kernel.memcg.high=30G", "--set=machine.sockets=1"});
+    r = run_swapsim({"validate", "scenarios/default.json", "--set", "kernel.memcg.high=30G", "--set=machine.cores_per_socket=64"});
     CHECK(r.status == 0);
     CHECK(r.out == "scenarios/default.json: ok\n");
 

@@ -641,10 +641,25 @@ TEST_CASE("scenarios/default.json is seed 000 case1-64k, with a source for each 
     CHECK(c.num("workload.usemem.sleep") == 10);
     CHECK(c.b("workload.usemem.init_time"));
     CHECK(c.b("workload.usemem.anonymous"));
-    for (const auto& d : registry().all()) {
-        if (c.origin(d.name) == "scenario" && d.cat != Category::Meta) {
-            INFO(d.name);
+}
+
+TEST_CASE("every scenario records where each of its settings comes from, and sets no model cost", "[scenarios]")
+{
+    size_t files = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(SWAPSIM_SOURCE_DIR "/scenarios")) {
+        std::string p = e.path().string();
+        if (e.path().extension() != ".json" || p.find(".schema.json") != std::string::npos)
+            continue;
+        files++;
+        Config c = load_scenario(p);
+        for (const auto& d : registry().all()) {
+            if (c.origin(d.name) != "scenario" || d.cat == Category::Meta)
+                continue;
+            INFO(p << ": " << d.name);
             CHECK(c.sources().count(d.name) == 1);
+            CHECK(d.cat != Category::Cost);
+            CHECK_FALSE(d.fitted);
         }
     }
+    CHECK(files >= 13);
 }
