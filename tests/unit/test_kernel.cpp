@@ -1,0 +1,250 @@
+// Timed kernel paths on a plain test clock (no SimGrid): exact simulated times for
+// hand-computable cases, counters the mechanisms decide, and the end-of-test invariants.
+#include <catch2/catch.hpp>
+
+#include "kernel/kernel.hpp"
+
+using namespace swapsim;
+using namespace swapsim::kernel;
+using mm::PAGE_SIZE;
+
+namespace {
+
+// Time advances by the work handed to it; memory work at its own rate.
+class TestClock final : public Clock {
+public:
+    double now() const override { return t; }
+    void cpu(int, double s) override { t += s; cpu_s += s; }
+    void mem(int, double bytes, double rate) override { t += bytes / rate; mem_s += bytes / rate; }
+    void sleep_until(double when) override
+    {
+        if (when > t) {
+            slept += when - t;
+            t = when;
+        }
+    }
+    double t = 0, cpu_s = 0, mem_s = 0, slept = 0;
+};
+
+// One socket, four single-thread cores, a 64 MiB swap device, every cost zero.
+KConfig small_config()
+{
+    KConfig k;
+    k.topo = {1, 4, 1};
+    k.hz = 1e9;
+    k.dram_pages = (4ull << 30) / PAGE_SIZE;
+    k.dev = SwapDev::Pmem;
+    k.swap_slots = (64ull << 20) / PAGE_SIZE;
+    k.comp = {"test", 1024, 0, 0};
+    k.page_cluster = 2;
+    return k;
+}
+
+struct World {
+    explicit World(const KConfig& c, uint64_t pages) : k(c)
+    {
+        mm = k.mm_create(0, 0);
+        pid = k.task_create(0, mm);
+        vma = k.vma_create(mm, pages);
+    }
+    Task& task() { return k.task(pid); }
+    // Write pages [0, n) in order, paying memory.high debt on return to user mode.
+    void write(Ctx& c, uint32_t n)
+    {
+        for (uint32_t p = 0; p < n;) {
+            pte_t pte = k.mms[mm].vmas[vma].pte[p];
+            unsigned covered = pte_present(pte) ? k.touch_present(mm, vma, p)
+                                                : k.handle_mm_fault(c, mm, vma, p, true);
+            if (task().memcg_nr_pages_over_high) {
+                c.flush();
+                k.resume_user_mode(c);
+            }
+            p += covered;
+        }
+        c.flush();
+    }
+    Kernel k;
+    uint32_t mm = 0, vma = 0;
+    int pid = 0;
+    TestClock clk;
+};
+
+}  // namespace
+
+TEST_CASE("fault path: a 64K mTHP fault costs fault + alloc + clear + PTEs + charge, exactly", "[kernel][timed]")
+{
+    KConfig cfg = small_config();
+    cfg.mthp_orders = {4};
+    cfg.c.fault = 1e-6;
+    cfg.c.alloc_folio = 0.5e-6;
+    cfg.c.alloc_per_page = 0.01e-6;
+    cfg.c.zero_bw = 16e9;
+    cfg.c.fault_per_pte = 0.02e-6;
+    cfg.c.charge = 0.3e-6;
+    World w(cfg, 64);
+    {
+        Ctx c(w.k, w.task(), w.clk);
+        unsigned covered = w.k.handle_mm_fault(c, w.mm, w.vma, 0, true);
+        CHECK(covered == 16);
+        c.flush();
+    }
+    // 1 + 0.5 + 16*0.01 + 16*0.02 + 0.3 us of CPU, then 65536 B at 16 GB/s.
+    double cpu = (1.0 + 0.5 + 0.16 + 0.32 + 0.3) * 1e-6;
+    double mem = 65536 / 16e9;
+    CHECK(w.clk.t == Approx(cpu + mem).epsilon(1e-12));
+    CHECK(w.task().stime == Approx(cpu + mem).epsilon(1e-12));
+    CHECK(w.k.memcg.memory.usage == 64);          // one charge batch
+    CHECK(w.k.vm[mm::PGFAULT] == 1);
+    CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_ANON_FAULT_ALLOC] == 1);
+    CHECK(w.k.check_invariants() == "");
+}
+
+TEST_CASE("memory.high reclaim: zswap stores the oldest folios, its charge adds reclaim", "[kernel][timed]")
+{
+    KConfig cfg = small_config();
+    cfg.mthp_orders = {4};
+    cfg.memcg_high = 256;                       // 1 MiB
+    cfg.comp = {"test", 1024, 2e-6, 1e-6};      // 1 KiB per page, 2 us to compress
+    World w(cfg, 1024);                          // 4 MiB: 3 MiB over high
+    {
+        Ctx c(w.k, w.task(), w.clk);
+        w.write(c, 1024);
+    }
+    uint64_t zswpout = w.k.vm[mm::ZSWPOUT];
+    CHECK(w.k.vm[mm::ZSWPIN] == 0);
+    // Everything above high leaves, and each page stored keeps 1/4 page charged:
+    // evicted * (1 - 1/4) = written - final usage, usage ending within a charge batch of high.
+    CHECK(zswpout % 16 == 0);
+    int64_t usage = w.k.memcg.memory.usage;
+    CHECK(usage >= 256 - 64);
+    CHECK(usage <= 256 + 64);
+    CHECK(double(zswpout) * 0.75 == Approx(double(1024 - usage)).margin(16));
+    CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_ZSWPOUT] == zswpout / 16);
+    CHECK(w.k.memcg.events.high > 0);
+    CHECK(w.k.memcg.zswap_bytes == w.k.zswap.stored_pages * 1024);
+    // The only CPU costs are compression (2 us) and copying 1 KiB into zsmalloc at 10 GB/s.
+    CHECK(w.clk.cpu_s == Approx((2e-6 + 1024 / 1e10) * double(zswpout)).epsilon(1e-9));
+    CHECK(w.k.check_invariants() == "");
+}
+
+TEST_CASE("memory.high without swap: the task sleeps the kernel's penalty, capped at 2 s", "[kernel][timed]")
+{
+    KConfig cfg = small_config();
+    cfg.dev = SwapDev::None;
+    cfg.zswap = false;
+    cfg.memcg_high = 64;
+    World w(cfg, 1024);
+    {
+        Ctx c(w.k, w.task(), w.clk);
+        // 128 pages charged: 64 over a high of 64 pages = 100% overage. The penalty is
+        // HZ * 1^2 * 64/64 ... far above the cap: 2 s per return to user mode.
+        for (uint32_t p = 0; p < 65; p++)
+            w.k.handle_mm_fault(c, w.mm, w.vma, p, true);
+        c.flush();
+        double before = w.clk.slept;
+        w.k.resume_user_mode(c);
+        CHECK(w.clk.slept - before == Approx(2.0));
+    }
+    // reclaim_high counted the first pass and the 16 retries before sleeping.
+    CHECK(w.k.memcg.events.high == 1 + mm::MAX_RECLAIM_RETRIES);
+    CHECK(w.k.check_invariants() == "");
+}
+
+TEST_CASE("THP_SWAP=N: every large folio fails slot allocation, is split and stored as 4K", "[kernel]")
+{
+    KConfig cfg = small_config();
+    cfg.mthp_orders = {4};
+    cfg.thp_swap = false;
+    cfg.memcg_high = 256;
+    World w(cfg, 512);
+    {
+        Ctx c(w.k, w.task(), w.clk);
+        w.write(c, 512);
+    }
+    uint64_t split = w.k.vm.mthp[4][mm::MTHP_STAT_SWPOUT_FALLBACK];
+    CHECK(split > 0);
+    CHECK(w.k.memcg.events.swap_fail == split);      // memory.swap.events fail
+    CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_ZSWPOUT] == 0);
+    CHECK(w.k.vm[mm::ZSWPOUT] == split * 16);
+    CHECK(w.k.check_invariants() == "");
+}
+
+TEST_CASE("SSD writeback: folios stay in the swap cache until the I/O completes", "[kernel][timed]")
+{
+    KConfig cfg = small_config();
+    cfg.dev = SwapDev::Ssd;
+    cfg.zswap = false;
+    cfg.mthp_orders = {4};
+    cfg.memcg_high = 256;
+    cfg.ssd.write_bw = 64 * 1024 * 1e3;   // 64 KiB per ms
+    cfg.ssd.latency = 0;
+    cfg.ssd.nr_requests = 1;              // one request in flight: submitters wait for it
+    cfg.ssd.max_request = 64 * 1024;      // no merging
+    World w(cfg, 512);
+    {
+        Ctx c(w.k, w.task(), w.clk);
+        w.write(c, 512);
+    }
+    uint64_t pswpout = w.k.vm[mm::PSWPOUT];
+    CHECK(pswpout >= 256);
+    CHECK(pswpout % 16 == 0);
+    CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_SWPOUT] == pswpout / 16);
+    // One 64K request per ms through a single tag: the run takes at least one ms per
+    // request but the last, and the task waited for tags.
+    CHECK(w.clk.t >= double(pswpout / 16 - 1) * 1e-3 - 1e-9);
+    CHECK(w.task().io_wait_s > 0);
+    // Written folios are freed only by a later reclaim pass (after rotation).
+    CHECK(w.k.vm[mm::PGROTATED] > 0);
+    CHECK(w.k.check_invariants() == "");
+}
+
+TEST_CASE("swap-in: read back pages from zswap with VMA readahead (page-cluster 2)", "[kernel]")
+{
+    KConfig cfg = small_config();
+    cfg.dev = SwapDev::Ssd;   // pmem would bypass the swap cache and readahead (SWP_SYNCHRONOUS_IO)
+    cfg.memcg_high = 256;
+    cfg.comp = {"test", 1024, 0, 1e-6};   // 1 us per decompression
+    World w(cfg, 512);
+    Ctx c(w.k, w.task(), w.clk);
+    w.write(c, 512);
+    uint64_t out = w.k.vm[mm::ZSWPOUT];
+    REQUIRE(out > 0);
+    // Read the first 64 pages back (the oldest, so they were evicted).
+    double cpu0 = w.clk.cpu_s;
+    for (uint32_t p = 0; p < 64; p++) {
+        if (pte_swap(w.k.mms[w.mm].vmas[w.vma].pte[p]))
+            w.k.handle_mm_fault(c, w.mm, w.vma, p, false);
+        else
+            w.k.touch_present(w.mm, w.vma, p);
+    }
+    c.flush();
+    // __swapin_nr_pages: the first fault (initial hits 4 -> 8 -> max 4 pages) is centred at
+    // page 0 and clipped to [0, 3): target + 2 readahead. Each later miss follows two or
+    // three hits, is adjacent to the last hit, and reads [idx, idx+4): target + 3.
+    // Misses at 0, 3, 7, ..., 63: 17 major faults, 2 + 16*3 = 50 readahead pages, the
+    // last window reaching pages 64..66; 64 - 17 = 47 of them hit.
+    CHECK(w.k.vm[mm::PGMAJFAULT] == 17);
+    CHECK(w.k.vm[mm::SWAP_RA] == 50);
+    CHECK(w.k.vm[mm::SWAP_RA_HIT] == 47);
+    CHECK(w.k.vm[mm::ZSWPIN] == 67);
+    CHECK(w.clk.cpu_s - cpu0 == Approx(67 * 1e-6));
+    CHECK(w.k.check_invariants() == "");
+}
+
+TEST_CASE("exit_mmap frees folios, slots and zswap entries and uncharges everything", "[kernel]")
+{
+    KConfig cfg = small_config();
+    cfg.mthp_orders = {4};
+    cfg.memcg_high = 128;
+    World w(cfg, 1024);
+    Ctx c(w.k, w.task(), w.clk);
+    w.write(c, 1024);
+    REQUIRE(w.k.zswap.stored_pages > 0);
+    w.k.exit_mmap(c, w.mm);
+    c.flush();
+    CHECK(w.k.zswap.stored_pages == 0);
+    CHECK(w.k.memcg.zswap_bytes == 0);
+    CHECK(w.k.swap->inuse_pages() == w.k.swap->cached_slots());
+    CHECK(w.k.memcg.memory.usage == w.k.memcg.stock_pages() + w.k.memcg.kmem_pages);
+    CHECK(w.k.check_invariants() == "");
+}
