@@ -13,6 +13,20 @@ namespace swapsim::kernel {
 
 using namespace mm;
 
+// The last reference of an unmapped folio: out of the swap cache, off the LRU, freed.
+void Kernel::release_folio(Ctx& c, folio_t f)
+{
+    Folio& fo = folios[f];
+    if (fo.test(PG_swapcache))
+        swap_cache_del(c, f);
+    if (fo.lru != LRU_NONE) {
+        int nid = fo.nid;
+        lruvec[size_t(nid)].del(f);
+        c.lock(lru_lock_[size_t(nid)], cfg_.c.lru_lock_base + cfg_.c.isolate_per_folio);
+    }
+    free_folio(c, f);
+}
+
 void Kernel::exit_mmap(Ctx& c, uint32_t mm_id)
 {
     c.sys(cfg_.c.exit_mm);
@@ -44,14 +58,7 @@ void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
                 m.rss_anon -= end - i;
                 i = end;
                 fo.clear(PG_mapped);
-                if (fo.test(PG_swapcache))
-                    swap_cache_del(c, f);
-                if (fo.lru != LRU_NONE) {
-                    int nid = fo.nid;
-                    lruvec[size_t(nid)].del(f);
-                    c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.isolate_per_folio);
-                }
-                free_folio(c, f);
+                release_folio(c, f);
                 continue;
             }
             // A run of swap entries, contiguous in one cluster.
@@ -76,13 +83,7 @@ void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
                     continue;
                 if (swap->count(fo.swap) != 0)
                     continue;
-                swap_cache_del(c, f);
-                if (fo.lru != LRU_NONE) {
-                    int nid = fo.nid;
-                    lruvec[size_t(nid)].del(f);
-                    c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.isolate_per_folio);
-                }
-                free_folio(c, f);
+                release_folio(c, f);
             }
             i = j;
         }

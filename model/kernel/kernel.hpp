@@ -194,6 +194,7 @@ private:
     unsigned pick_order(const Vma& v, uint32_t idx) const;
     mm::folio_t alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t owner, uint32_t index);
     void free_folio(Ctx& c, mm::folio_t f);
+    void release_folio(Ctx& c, mm::folio_t f);
     bool charge_folio(Ctx& c, unsigned nr_pages);
     void account_charge(Ctx& c, const mm::ChargeResult& r);
     void lru_add(Ctx& c, mm::folio_t f);
