@@ -119,5 +119,26 @@ def main():
               size, True, False, "zstd", src))
 
 
+def write_targets():
+    """calibration/targets.json: every seed-000 column that has a scenario, with the metrics its table prints."""
+    tables = json.load(open(os.path.join("calibration", "published", "seed-tables.json")))["tables"]
+    targets = []
+    for t in tables:
+        if not t["id"].startswith("zswap-mthp-v7/") or t.get("duplicate_of"):
+            continue
+        table = t["id"].split("/", 1)[1]
+        for col in t["columns"]:
+            path = os.path.join("scenarios", "zswap-mthp-v7", table, col["key"] + ".json")
+            if not os.path.exists(path):
+                continue
+            targets.append({"table": t["id"], "column": col["key"], "scenario": path,
+                            "metrics": [r["metric"] for r in t["rows"]]})
+    with open(os.path.join("calibration", "targets.json"), "w") as f:
+        json.dump({"comment": "Written by tools/make_seed000_scenarios.py: the scenario that reproduces each "
+                              "published column, and the metrics to compare.", "targets": targets}, f, indent=2)
+        f.write("\n")
+
+
 if __name__ == "__main__":
     main()
+    write_targets()

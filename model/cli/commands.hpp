@@ -7,5 +7,7 @@ int cmd_run(int argc, char** argv);
 int cmd_validate(int argc, char** argv);
 int cmd_params(int argc, char** argv);
 int cmd_schema(int argc, char** argv);
+int cmd_compare(int argc, char** argv);
+int cmd_calibrate(int argc, char** argv);
 
 }  // namespace swapsim::cli

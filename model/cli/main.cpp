@@ -17,8 +17,10 @@ void usage(FILE* f)
         "commands:\n"
         "  run SCENARIO.json [--out DIR] [--set key=value ...] [--params FILE]   run one simulation\n"
         "  validate SCENARIO.json...                check scenarios without running them\n"
-        "  params [--json]                          list every parameter: unit, default, range, doc, source\n"
+        "  params [--json] [--category NAME]       list every parameter: unit, default, range, doc, source\n"
         "  schema                                   print the JSON Schema of the scenario format\n"
+        "  compare [TABLE_ID ...|--all] [-j N]      reproduce published tables: published / model / error\n"
+        "  calibrate --train T... --validate T...   fit the model's costs to published or measured tables\n"
         "\n"
         "`swapsim COMMAND --help` describes each command.\n");
 }
@@ -47,6 +49,8 @@ int main(int argc, char** argv)
     if (cmd == "validate") return swapsim::cli::cmd_validate(sub_argc, sub_argv);
     if (cmd == "params") return swapsim::cli::cmd_params(sub_argc, sub_argv);
     if (cmd == "schema") return swapsim::cli::cmd_schema(sub_argc, sub_argv);
+    if (cmd == "compare") return swapsim::cli::cmd_compare(sub_argc, sub_argv);
+    if (cmd == "calibrate") return swapsim::cli::cmd_calibrate(sub_argc, sub_argv);
     std::fprintf(stderr, "swapsim: unknown command '%s'\n", cmd.c_str());
     usage(stderr);
     return 2;

@@ -54,9 +54,9 @@ inline pte_t mk_swp_pte(mm::swp_offset_t o) { return PTE_SWAP | o; }
 struct Vma {
     uint32_t id = 0;
     std::vector<pte_t> pte;   // one per page
-    // vma->swap_readahead_info: last fault page, window, readahead hits (initial hits: 4).
+    // vma->swap_readahead_info: last fault page, window, readahead hits (zeroed with the VMA).
     uint32_t ra_addr = 0;
-    unsigned ra_win = 0, ra_hits = 4;
+    unsigned ra_win = 0, ra_hits = 0;
 };
 
 struct MmStruct {

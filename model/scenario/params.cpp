@@ -62,6 +62,15 @@ struct Table {
     }
 };
 
+// The costs `swapsim calibrate` frees by default: the few that decide sys time and
+// throughput in the seed tables and that no data sheet gives.
+const char* const kFitDefault[] = {
+    "cost.cpu.smt_yield", "cost.fault.base", "cost.reclaim.round", "cost.rmap.walk",
+    "cost.tlb.shootdown_ns", "cost.zswap.store_page", "cost.zsmalloc.class_hold",
+    "cost.lock.handoff_ns", "cost.folio.free", "cost.zone.lock_hold_buddy",
+    "cost.compress.zstd.usemem_comp", "swap.ssd.write_bw",
+};
+
 Registry build()
 {
     Table t;
@@ -198,7 +207,19 @@ Registry build()
     t.size(C::Sim, "sim.write_chunk", 256 * KiB, 4096, 64 * MiB, "pages a task writes per simulated step when it owes no reclaim (accuracy vs speed)", "swapsim: halving it moves metrics < 2% (tests)");
     t.time(C::Sim, "sim.time_limit", 3600, 1, 1e7, "abort the run if simulated time passes this", "swapsim");
 
-    return std::move(t.r);
+    Registry r;
+    size_t marked = 0;
+    for (ParamDef d : t.r.all()) {
+        for (const char* n : kFitDefault)
+            if (d.name == n) {
+                d.fit_default = true;
+                marked++;
+            }
+        r.add(std::move(d));
+    }
+    if (marked != std::size(kFitDefault))
+        throw std::logic_error("kFitDefault names a parameter that is not registered");
+    return r;
 }
 
 }  // namespace

@@ -53,6 +53,7 @@ struct ParamDef {
     Category cat = Category::Cost;
     bool fitted = false;                // calibration may tune it; reproduction scenarios must not set it
     bool required = false;              // a scenario must give it
+    bool fit_default = false;           // in `swapsim calibrate`'s default set of free parameters
 };
 
 class Registry {

@@ -7,7 +7,8 @@ namespace swapsim::workload {
 using namespace kernel;
 
 namespace {
-constexpr uint32_t VMA_MISC = 0, VMA_MAIN = 1;
+constexpr uint32_t VMA_MAIN = 0;          // the usemem mapping; the footprint VMAs follow
+constexpr uint64_t MISC_VMA_PAGES = 3;    // stack, heap, libc and ld.so data: small VMAs
 }
 
 Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus) : k_(k), cfg_(cfg)
@@ -21,8 +22,12 @@ Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus)
         int pid = int(k.nr_tasks());
         uint32_t mm = k.mm_create(pid, cpu);
         k.task_create(cpu, mm);
-        k.vma_create(mm, (cfg.misc_anon + mm::PAGE_SIZE - 1) / mm::PAGE_SIZE);
         k.vma_create(mm, cfg.size / mm::PAGE_SIZE);
+        for (uint64_t left = (cfg.misc_anon + mm::PAGE_SIZE - 1) / mm::PAGE_SIZE; left;) {
+            uint64_t n = std::min(left, MISC_VMA_PAGES);
+            k.vma_create(mm, n);
+            left -= n;
+        }
         pids_.push_back(pid);
         UsememProc p;
         p.pid = pid;
@@ -74,10 +79,14 @@ void Usemem::run_child(int i, Clock& clk, Barrier* start_barrier, Barrier* free_
     clk.sleep_until(cfg_.fork_cost * (i + 1));
     pr.t_start = clk.now();
     Ctx c(k_, t, clk);
-    uint64_t misc_pages = k_.mms[t.mm].vmas[VMA_MISC].pte.size();
     uint64_t pages = cfg_.size / mm::PAGE_SIZE;
+    auto touch_footprint = [&](bool read) {
+        const auto& vmas = k_.mms[t.mm].vmas;
+        for (uint32_t v = VMA_MAIN + 1; v < vmas.size(); v++)
+            touch_range(c, i, v, 0, vmas[v].pte.size(), read, true);
+    };
 
-    touch_range(c, i, VMA_MISC, 0, misc_pages, false, true);
+    touch_footprint(false);
     if (start_barrier) {
         c.flush();
         start_barrier->wait();
@@ -98,7 +107,7 @@ void Usemem::run_child(int i, Clock& clk, Barrier* start_barrier, Barrier* free_
     uint64_t usecs = std::max<uint64_t>(1, uint64_t(pr.t_done * 1e6));
     pr.rw_bytes = rw_bytes;
     pr.throughput_kbps = ((rw_bytes * 1000000ull) >> 10) / usecs;
-    touch_range(c, i, VMA_MISC, 0, misc_pages, true, true);
+    touch_footprint(true);
     c.block_until(clk.now() + cfg_.sleep_s);
     if (free_barrier) {
         c.flush();

@@ -218,14 +218,14 @@ TEST_CASE("swap-in: read back pages from zswap with VMA readahead (page-cluster 
             w.k.touch_present(w.mm, w.vma, p);
     }
     c.flush();
-    // __swapin_nr_pages: the first fault (initial hits 4 -> 8 -> max 4 pages) is centred at
-    // page 0 and clipped to [0, 3): target + 2 readahead. Each later miss follows two or
-    // three hits, is adjacent to the last hit, and reads [idx, idx+4): target + 3.
-    // Misses at 0, 3, 7, ..., 63: 17 major faults, 2 + 16*3 = 50 readahead pages, the
-    // last window reaching pages 64..66; 64 - 17 = 47 of them hit.
-    CHECK(w.k.vm[mm::PGMAJFAULT] == 17);
-    CHECK(w.k.vm[mm::SWAP_RA] == 50);
-    CHECK(w.k.vm[mm::SWAP_RA_HIT] == 47);
+    // __swapin_nr_pages with swap_readahead_info zeroed: the fault at 0 reads 1 page; the
+    // adjacent fault at 1 reads [1, 3); the miss at 3 (one hit, adjacent) grows the window to
+    // 4: [3, 7); every later miss follows three hits and reads [idx, idx+4). Misses at
+    // 0, 1, 3, 7, ..., 63: 18 major faults, 1 + 16*3 = 49 readahead pages (the last window
+    // reaching pages 64..66); 64 - 18 = 46 of them hit.
+    CHECK(w.k.vm[mm::PGMAJFAULT] == 18);
+    CHECK(w.k.vm[mm::SWAP_RA] == 49);
+    CHECK(w.k.vm[mm::SWAP_RA_HIT] == 46);
     CHECK(w.k.vm[mm::ZSWPIN] == 67);
     CHECK(w.clk.cpu_s - cpu0 == Approx(67 * 1e-6));
     CHECK(w.k.check_invariants() == "");

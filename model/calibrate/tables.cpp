@@ -1,0 +1,372 @@
+#include "calibrate/tables.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "report/result.hpp"
+
+extern char** environ;
+
+namespace swapsim::calibrate {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+json read_json(const std::string& path)
+{
+    std::ifstream f(path);
+    if (!f)
+        throw std::runtime_error(path + ": cannot read");
+    try {
+        return json::parse(f);
+    } catch (const json::parse_error& e) {
+        throw std::runtime_error(path + ": malformed JSON: " + e.what());
+    }
+}
+}  // namespace
+
+int Table::row_of(const std::string& metric) const
+{
+    auto it = std::find(metrics.begin(), metrics.end(), metric);
+    return it == metrics.end() ? -1 : int(it - metrics.begin());
+}
+
+int Table::col_of(const std::string& key) const
+{
+    auto it = std::find(columns.begin(), columns.end(), key);
+    return it == columns.end() ? -1 : int(it - columns.begin());
+}
+
+std::vector<Target> load_targets(const std::string& path)
+{
+    json j = read_json(path);
+    std::vector<Target> out;
+    for (const json& t : j.at("targets")) {
+        Target x;
+        x.table = t.at("table").get<std::string>();
+        x.column = t.at("column").get<std::string>();
+        x.scenario = t.at("scenario").get<std::string>();
+        x.metrics = t.at("metrics").get<std::vector<std::string>>();
+        out.push_back(std::move(x));
+    }
+    return out;
+}
+
+std::map<std::string, Table> load_tables(const std::string& path)
+{
+    json j = read_json(path);
+    std::map<std::string, Table> out;
+    for (const json& t : j.at("tables")) {
+        if (t.value("kind", std::string("benchmark_table")) != "benchmark_table")
+            continue;
+        Table x;
+        x.id = t.at("id").get<std::string>();
+        x.title = t.value("title", std::string());
+        if (t.contains("change_formula") && t["change_formula"].is_string())
+            x.change_formula = t["change_formula"].get<std::string>();
+        for (const json& c : t.at("columns")) {
+            x.columns.push_back(c.at("key").get<std::string>());
+            x.column_labels.push_back(c.value("label", c.at("key").get<std::string>()));
+        }
+        for (const json& r : t.at("rows")) {
+            x.metrics.push_back(r.at("metric").get<std::string>());
+            x.labels.push_back(r.value("published_label", r.at("metric").get<std::string>()));
+            std::vector<std::optional<double>> vals;
+            for (const json& v : r.at("values"))
+                vals.push_back(v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt);
+            x.values.push_back(std::move(vals));
+            for (const json& ch : r.value("published_change", json::array()))
+                if (ch.contains("change_column") && ch["value"].is_number())
+                    x.published_change[{x.metrics.back(), ch["change_column"].get<std::string>()}] =
+                        ch["value"].get<double>();
+        }
+        for (const json& c : t.value("change_columns", json::array()))
+            x.changes.push_back({c.at("key").get<std::string>(), c.value("label", std::string()),
+                                 c.at("compares").at("new").get<std::string>(),
+                                 c.at("compares").at("baseline").get<std::string>()});
+        out[x.id] = std::move(x);
+    }
+    return out;
+}
+
+Progress stderr_progress(const std::string& what)
+{
+    auto start = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+    return [start, what](size_t done, size_t total) {
+        double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - *start).count();
+        double eta = done ? el / double(done) * double(total - done) : 0;
+        int width = 30, fill = total ? int(width * done / total) : width;
+        std::fprintf(stderr, "\r%s [%s%s] %zu/%zu  %.0fs elapsed, ETA %.0fs ", what.c_str(),
+                     std::string(size_t(fill), '#').c_str(), std::string(size_t(width - fill), '.').c_str(),
+                     done, total, el, eta);
+        if (done == total)
+            std::fprintf(stderr, "\n");
+        std::fflush(stderr);
+    };
+}
+
+std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenarios,
+                                          const std::vector<std::string>& run_args, int jobs,
+                                          const Progress& progress)
+{
+    std::vector<std::string> todo;
+    for (const auto& s : scenarios)
+        if (std::find(todo.begin(), todo.end(), s) == todo.end())
+            todo.push_back(s);
+    std::string tmpl = (fs::temp_directory_path() / "swapsim_eval.XXXXXX").string();
+    if (!::mkdtemp(tmpl.data()))
+        throw std::runtime_error("cannot create a temporary directory");
+    fs::path tmp = tmpl;
+    struct Child {
+        pid_t pid;
+        size_t idx;
+    };
+    std::vector<Child> running;
+    std::map<std::string, json> out;
+    std::string failure;
+    size_t next = 0, done = 0;
+    jobs = std::max(1, jobs);
+    auto start = [&](size_t i) {
+        std::vector<std::string> args = {"/proc/self/exe", "run", todo[i], "--out", (tmp / std::to_string(i)).string()};
+        args.insert(args.end(), run_args.begin(), run_args.end());
+        std::vector<char*> argv;
+        for (auto& a : args)
+            argv.push_back(a.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        std::string err = (tmp / (std::to_string(i) + ".err")).string();
+        posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        pid_t pid;
+        int rc = posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&fa);
+        if (rc != 0)
+            throw std::runtime_error("cannot start a simulation process");
+        running.push_back({pid, i});
+    };
+    if (progress)
+        progress(0, todo.size());
+    while (done < todo.size()) {
+        while (failure.empty() && next < todo.size() && int(running.size()) < jobs)
+            start(next++);
+        if (running.empty())
+            break;
+        int status = 0;
+        pid_t pid = ::waitpid(-1, &status, 0);
+        auto it = std::find_if(running.begin(), running.end(), [&](const Child& c) { return c.pid == pid; });
+        if (it == running.end())
+            continue;
+        size_t i = it->idx;
+        running.erase(it);
+        done++;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+            out[todo[i]] = json::parse(std::ifstream(tmp / std::to_string(i) / "result.json"));
+        } else if (failure.empty()) {
+            std::ifstream e(tmp / (std::to_string(i) + ".err"));
+            std::string line;
+            std::getline(e, line);
+            failure = todo[i] + ": " + (line.empty() ? "simulation failed" : line);
+        }
+        if (progress)
+            progress(done, todo.size());
+    }
+    fs::remove_all(tmp);
+    if (!failure.empty())
+        throw std::runtime_error(failure);
+    return out;
+}
+
+std::optional<double> model_value(const json& result, const std::string& metric)
+{
+    const json& m = result.at("metrics");
+    if (m.contains(metric))
+        return m[metric].get<double>();
+    // A per-size mTHP stat of a size that is not enabled: the kernel's counter reads 0.
+    for (const char* p : {"zswpout_", "swpout_", "swpout_fallback_", "anon_fault_alloc_"})
+        if (metric.rfind(p, 0) == 0 && metric.size() > 2 && metric.compare(metric.size() - 2, 2, "kB") == 0)
+            return 0.0;
+    return std::nullopt;
+}
+
+std::optional<double> rel_error(std::optional<double> published, std::optional<double> model)
+{
+    if (!published || !model)
+        return std::nullopt;
+    if (*published == 0)
+        return *model == 0 ? std::optional<double>(0.0) : std::nullopt;
+    return (*model - *published) / std::fabs(*published);
+}
+
+double relative_improvement(const std::string& metric, double base, double now)
+{
+    if (base == 0)
+        return 0;
+    bool higher_better = metric.find("throughput") != std::string::npos || metric == "rps";
+    return higher_better ? (now - base) / base : (base - now) / base;
+}
+
+std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<std::string, Table>& tables,
+                             const std::map<std::string, json>& results)
+{
+    std::vector<Cell> cells;
+    for (const Target& t : targets) {
+        auto tb = tables.find(t.table);
+        auto rs = results.find(t.scenario);
+        if (tb == tables.end() || rs == results.end())
+            continue;
+        int col = tb->second.col_of(t.column);
+        if (col < 0)
+            continue;
+        for (const std::string& m : t.metrics) {
+            int row = tb->second.row_of(m);
+            if (row < 0)
+                continue;
+            Cell c{t.table, t.column, m, tb->second.values[size_t(row)][size_t(col)], model_value(rs->second, m), {}};
+            c.rel_error = rel_error(c.published, c.model);
+            cells.push_back(std::move(c));
+        }
+    }
+    return cells;
+}
+
+json summarize(const std::vector<Cell>& cells)
+{
+    struct Acc {
+        double sum = 0, max = 0;
+        size_t n = 0;
+    };
+    std::map<std::string, std::map<std::string, Acc>> by;   // table -> metric
+    std::map<std::string, Acc> overall;
+    for (const Cell& c : cells) {
+        if (!c.rel_error || !c.published || *c.published == 0)
+            continue;
+        double e = std::fabs(*c.rel_error);
+        for (Acc* a : {&by[c.table][c.metric], &by[c.table]["(all)"], &overall[c.metric], &overall["(all)"]}) {
+            a->sum += e;
+            a->max = std::max(a->max, e);
+            a->n++;
+        }
+    }
+    auto dump = [](const std::map<std::string, Acc>& m) {
+        json o = json::object();
+        for (auto& [k, a] : m)
+            o[k] = {{"mape", a.sum / double(a.n)}, {"max_error", a.max}, {"cells", a.n}};
+        return o;
+    };
+    json s;
+    s["per_metric"] = dump(overall);
+    for (auto& [t, m] : by)
+        s["per_table"][t] = dump(m);
+    return s;
+}
+
+namespace {
+
+std::string fmt_value(const std::string& metric, double v)
+{
+    bool seconds = metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0;
+    return report::format_number(v, seconds ? report::Row::Seconds : report::Row::Count);
+}
+
+std::string fmt_pct(double x)
+{
+    return fmt::format("{:+.1f}%", 100 * x);
+}
+
+}  // namespace
+
+std::string render_table(const Table& t, const std::vector<Target>& targets, const std::map<std::string, json>& results,
+                         int* sign_matches, int* sign_total)
+{
+    std::map<std::string, const json*> col_result;
+    for (const Target& tg : targets)
+        if (tg.table == t.id) {
+            auto it = results.find(tg.scenario);
+            if (it != results.end())
+                col_result[tg.column] = &it->second;
+        }
+    std::string md = fmt::format("## {}\n\n{}\n\n", t.id, t.title);
+    md += "Each cell: published / model (relative error). Columns without a scenario yet: published only.\n\n";
+    md += "| metric |";
+    for (const auto& l : t.column_labels)
+        md += " " + l + " |";
+    for (const auto& ch : t.changes)
+        md += " " + (ch.label.empty() ? ch.key : ch.label) + " (published / model) |";
+    md += "\n|---|";
+    for (size_t i = 0; i < t.columns.size() + t.changes.size(); i++)
+        md += "---|";
+    md += "\n";
+    for (size_t r = 0; r < t.metrics.size(); r++) {
+        const std::string& m = t.metrics[r];
+        md += "| " + t.labels[r] + " |";
+        for (size_t c = 0; c < t.columns.size(); c++) {
+            std::optional<double> pub = t.values[r][c];
+            std::string cell = pub ? fmt_value(m, *pub) : "n/a";
+            auto it = col_result.find(t.columns[c]);
+            if (it != col_result.end()) {
+                std::optional<double> mod = model_value(*it->second, m);
+                if (mod) {
+                    cell += " / " + fmt_value(m, *mod);
+                    if (auto e = rel_error(pub, mod))
+                        cell += " (" + fmt_pct(*e) + ")";
+                }
+            }
+            md += " " + cell + " |";
+        }
+        for (const ChangeColumn& ch : t.changes) {
+            auto pc = t.published_change.find({m, ch.key});
+            std::string cell;
+            if (pc != t.published_change.end())
+                cell = fmt::format("{}%", pc->second);
+            auto a = col_result.find(ch.new_col), b = col_result.find(ch.base_col);
+            int cn = t.col_of(ch.new_col), cb = t.col_of(ch.base_col);
+            if (pc != t.published_change.end() && a != col_result.end() && b != col_result.end() && cn >= 0 && cb >= 0) {
+                auto vn = model_value(*a->second, m), vb = model_value(*b->second, m);
+                if (vn && vb) {
+                    double mc = relative_improvement(m, *vb, *vn);
+                    bool match = (mc > 0) == (pc->second > 0) || (mc == 0 && pc->second == 0);
+                    cell += " / " + fmt_pct(mc) + (match ? "" : " **sign differs**");
+                    if (sign_total)
+                        (*sign_total)++;
+                    if (match && sign_matches)
+                        (*sign_matches)++;
+                }
+            }
+            md += " " + cell + " |";
+        }
+        md += "\n";
+    }
+    // Per-process throughput distribution of each modelled column.
+    md += "\nPer-process throughput (KB/s) in the model: min / median / max, stdev, Jain's fairness index.\n\n";
+    md += "| column | min | median | max | stdev | Jain |\n|---|---|---|---|---|---|\n";
+    for (size_t c = 0; c < t.columns.size(); c++) {
+        auto it = col_result.find(t.columns[c]);
+        if (it == col_result.end())
+            continue;
+        const json& d = (*it->second)["distribution"]["throughput_kbps"];
+        md += fmt::format("| {} | {} | {} | {} | {} | {:.3f} |\n", t.column_labels[c],
+                          report::format_number(d["min"].get<double>(), report::Row::Count),
+                          report::format_number(d["median"].get<double>(), report::Row::Count),
+                          report::format_number(d["max"].get<double>(), report::Row::Count),
+                          report::format_number(d["stdev"].get<double>(), report::Row::Count),
+                          d["jain_fairness"].get<double>());
+    }
+    return md + "\n";
+}
+
+}  // namespace swapsim::calibrate

@@ -1,0 +1,74 @@
+// Published (or measured) tables, the target map to scenarios, parallel runs of scenarios in
+// child processes, and the model-versus-published comparison built from them.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace swapsim::calibrate {
+
+// One column of a published table reproduced by one scenario (calibration/targets.json).
+struct Target {
+    std::string table, column, scenario;
+    std::vector<std::string> metrics;
+};
+
+struct ChangeColumn {
+    std::string key, label, new_col, base_col;
+};
+
+// A table in the seed-tables.json schema (published, or a user's measurement file).
+struct Table {
+    std::string id, title, change_formula;
+    std::vector<std::string> columns, column_labels;
+    std::vector<std::string> metrics, labels;                 // rows
+    std::vector<std::vector<std::optional<double>>> values;   // [row][column]
+    std::vector<ChangeColumn> changes;
+    std::map<std::pair<std::string, std::string>, double> published_change;   // (metric, change key)
+    int row_of(const std::string& metric) const;
+    int col_of(const std::string& key) const;
+};
+
+std::vector<Target> load_targets(const std::string& path);
+std::map<std::string, Table> load_tables(const std::string& path);
+
+// Run each scenario as `swapsim run SCENARIO --out DIR run_args...` in a child process, `jobs`
+// at a time. Returns result.json by scenario; throws naming the scenario that failed.
+using Progress = std::function<void(size_t done, size_t total)>;
+std::map<std::string, nlohmann::json> run_scenarios(const std::vector<std::string>& scenarios,
+                                                    const std::vector<std::string>& run_args, int jobs,
+                                                    const Progress& progress = {});
+// A progress bar on stderr: done/total and an ETA.
+Progress stderr_progress(const std::string& what);
+
+struct Cell {
+    std::string table, column, metric;
+    std::optional<double> published, model, rel_error;
+};
+
+// The model value of a metric in a result (per-size mTHP stats of sizes not enabled are 0).
+std::optional<double> model_value(const nlohmann::json& result, const std::string& metric);
+std::optional<double> rel_error(std::optional<double> published, std::optional<double> model);
+// (new - base) / base for throughput, (base - new) / base for times: positive = better.
+double relative_improvement(const std::string& metric, double base, double now);
+
+std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<std::string, Table>& tables,
+                             const std::map<std::string, nlohmann::json>& results);
+
+// Error statistics: per table and metric, MAPE and maximum absolute relative error over cells
+// with a nonzero published value.
+nlohmann::json summarize(const std::vector<Cell>& cells);
+
+// A table in the seed's layout, each cell as published / model / error, the published changes
+// next to the model's, a flag where a change sign differs, and the per-process throughput
+// distribution of each column. Markdown.
+std::string render_table(const Table& t, const std::vector<Target>& targets,
+                         const std::map<std::string, nlohmann::json>& results, int* sign_matches,
+                         int* sign_total);
+
+}  // namespace swapsim::calibrate

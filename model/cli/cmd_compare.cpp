@@ -1,0 +1,169 @@
+// swapsim compare [TABLE_ID ...|--all] [--params FILE] [-j N] [--json] ...
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "calibrate/tables.hpp"
+#include "cli/commands.hpp"
+#include "report/result.hpp"
+
+namespace swapsim { const char* git_commit(); }
+
+namespace swapsim::cli {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+void usage(FILE* f)
+{
+    std::fprintf(f,
+        "usage: swapsim compare [TABLE_ID ...|--all] [--params FILE] [--no-builtin-params] [-j N] [--json]\n"
+        "                       [--targets FILE] [--published FILE] [--results DIR] [--no-write]\n"
+        "\n"
+        "Runs the scenarios of calibration/targets.json (one child process each, N at a time) and prints\n"
+        "each table in its seed's layout: published / model (relative error) per cell, the published\n"
+        "changes next to the model's (a differing sign is flagged), and the per-process throughput\n"
+        "distribution. Writes results/<table>.md and, with --all, results/summary.json.\n"
+        "  --published FILE   compare against FILE (seed-tables.json schema, e.g. your own measurements)\n"
+        "  --json             print one JSON object per cell: {table, column, metric, published, model, rel_error}\n");
+}
+
+}  // namespace
+
+int cmd_compare(int argc, char** argv)
+{
+    std::vector<std::string> tables_wanted, run_args;
+    std::string targets_path = "calibration/targets.json", published = "calibration/published/seed-tables.json";
+    std::string results_dir = "results";
+    bool all = false, as_json = false, write = true;
+    int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto need = [&]() -> std::string {
+            if (i + 1 >= argc)
+                throw std::invalid_argument(a + " needs a value");
+            return argv[++i];
+        };
+        try {
+            if (a == "-h" || a == "--help") {
+                usage(stdout);
+                return 0;
+            } else if (a == "--all") {
+                all = true;
+            } else if (a == "--json") {
+                as_json = true;
+            } else if (a == "--no-write") {
+                write = false;
+            } else if (a == "--params") {
+                run_args.push_back("--params");
+                run_args.push_back(need());
+            } else if (a == "--no-builtin-params") {
+                run_args.push_back(a);
+            } else if (a == "-j") {
+                jobs = std::stoi(need());
+            } else if (a == "--targets") {
+                targets_path = need();
+            } else if (a == "--published") {
+                published = need();
+            } else if (a == "--results") {
+                results_dir = need();
+            } else if (!a.empty() && a[0] == '-') {
+                std::fprintf(stderr, "swapsim compare: unknown option '%s' (see swapsim compare --help)\n", a.c_str());
+                return 2;
+            } else {
+                tables_wanted.push_back(a);
+            }
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "swapsim compare: %s\n", e.what());
+            return 2;
+        }
+    }
+    if (!all && tables_wanted.empty()) {
+        usage(stderr);
+        return 2;
+    }
+    std::vector<calibrate::Target> targets;
+    std::map<std::string, calibrate::Table> tables;
+    try {
+        targets = calibrate::load_targets(targets_path);
+        tables = calibrate::load_tables(published);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "swapsim compare: %s\n", e.what());
+        return 2;
+    }
+    std::set<std::string> selected;
+    for (const auto& t : targets)
+        if (all || std::find(tables_wanted.begin(), tables_wanted.end(), t.table) != tables_wanted.end())
+            selected.insert(t.table);
+    for (const auto& w : tables_wanted)
+        if (!selected.count(w)) {
+            std::fprintf(stderr, "swapsim compare: %s: no target in %s reproduces this table\n", w.c_str(),
+                         targets_path.c_str());
+            return 2;
+        }
+    std::vector<calibrate::Target> use;
+    std::vector<std::string> scenarios;
+    for (const auto& t : targets)
+        if (selected.count(t.table)) {
+            use.push_back(t);
+            scenarios.push_back(t.scenario);
+        }
+    std::map<std::string, json> results;
+    try {
+        results = calibrate::run_scenarios(scenarios, run_args, jobs, calibrate::stderr_progress("compare"));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "swapsim compare: %s\n", e.what());
+        return 1;
+    }
+    std::vector<calibrate::Cell> cells = calibrate::make_cells(use, tables, results);
+    if (as_json) {
+        json arr = json::array();
+        for (const auto& c : cells)
+            arr.push_back({{"table", c.table}, {"column", c.column}, {"metric", c.metric},
+                           {"published", c.published ? json(*c.published) : json(nullptr)},
+                           {"model", c.model ? json(*c.model) : json(nullptr)},
+                           {"rel_error", c.rel_error ? json(*c.rel_error) : json(nullptr)}});
+        std::printf("%s\n", arr.dump(2).c_str());
+    }
+    int matches = 0, total = 0;
+    json summary = calibrate::summarize(cells);
+    for (const std::string& id : selected) {
+        auto it = tables.find(id);
+        if (it == tables.end())
+            continue;
+        std::string md = calibrate::render_table(it->second, use, results, &matches, &total);
+        if (!as_json)
+            std::fputs(md.c_str(), stdout);
+        if (write) {
+            fs::path p = fs::path(results_dir) / (id + ".md");
+            fs::create_directories(p.parent_path());
+            std::ofstream(p) << "<!-- generated by `swapsim compare --all`: do not edit -->\n\n" << md;
+        }
+    }
+    summary["change_signs"] = {{"matching", matches}, {"total", total}};
+    summary["git_commit"] = git_commit();
+    summary["published"] = published;
+    summary["parameters"] = run_args.empty() ? json("builtin calibration/params/default.json") : json(run_args);
+    if (!as_json) {
+        std::printf("Summary (MAPE / max |error| over cells with a nonzero published value):\n");
+        for (auto& [metric, s] : summary["per_metric"].items())
+            std::printf("  %-24s %6.1f%% / %6.1f%%  (%d cells)\n", metric.c_str(), 100 * s["mape"].get<double>(),
+                        100 * s["max_error"].get<double>(), s["cells"].get<int>());
+        std::printf("  change signs matching: %d of %d\n", matches, total);
+    }
+    if (write && all) {
+        fs::create_directories(results_dir);
+        std::ofstream(fs::path(results_dir) / "summary.json") << summary.dump(2) << "\n";
+    }
+    return 0;
+}
+
+}  // namespace swapsim::cli
