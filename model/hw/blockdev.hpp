@@ -32,6 +32,7 @@ public:
     // Submit a request of `bytes` at time t (the caller holds a tag). Returns completion time.
     double submit(double t, uint64_t bytes, bool write);
 
+    void prune(double now) { medium_.prune(now); }
     const BlockDevParams& params() const { return p_; }
     uint64_t bytes_written() const { return written_; }
     uint64_t bytes_read() const { return read_; }

@@ -1,12 +1,17 @@
-// A FIFO queue in front of `c` identical servers (device engines, an SSD's media).
+// A queue in front of `c` identical servers (device engines, an SSD's media).
 //
-// Models: a job arriving at t starts on the server that frees first, at max(t, free time),
-// and holds it for its service time. Exact for jobs submitted in time order; a job submitted
-// later with an earlier time queues behind what was already granted.
-// Granularity: one call per job. Also keeps the queue-wait histogram and busy time.
+// Models: a job arriving at t starts at the earliest time >= t at which some server has a
+// free gap as long as its service time, and holds that server. For jobs submitted in time
+// order this is FIFO on the server that frees first (exact). Tasks plan their work a little
+// ahead of the engine's clock, so a job may arrive with a time earlier than jobs already
+// granted: it then uses an earlier idle gap instead of queueing behind them (among the next
+// 16 busy intervals of a server; past them it queues at the end).
+// Granularity: one call per job; busy intervals are kept per server and dropped once they end
+// before prune(now). Also keeps the queue-wait histogram and busy time.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -28,14 +33,24 @@ public:
     explicit ServerPool(int servers = 1);
     Grant submit(double t, double service);
     double earliest_free() const;
-    int servers() const { return int(free_.size()); }
+    int servers() const { return int(busy_iv_.size()); }
+    // Forget busy intervals that end before `now`: no job can arrive earlier any more.
+    void prune(double now);
     double busy_s() const { return busy_; }
     uint64_t jobs() const { return jobs_; }
     double wait_s() const { return wait_; }
     const WaitHistogram& waits() const { return hist_; }
 
 private:
-    std::vector<double> free_;
+    // Earliest start >= t of a gap of length `service` on server i.
+    double earliest_gap(size_t i, double t, double service) const;
+    // Per server: busy intervals [start, end), sorted, disjoint; entries before `head` are pruned.
+    struct Timeline {
+        std::vector<std::pair<double, double>> iv;
+        size_t head = 0;
+    };
+    std::vector<Timeline> busy_iv_;
+    double pruned_ = 0;
     double busy_ = 0, wait_ = 0;
     uint64_t jobs_ = 0;
     WaitHistogram hist_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hw/blockdev.hpp"
+#include "hw/iaa.hpp"
 #include "hw/topology.hpp"
 
 namespace swapsim::kernel {
@@ -15,12 +16,27 @@ enum class SwapCacheImpl { XArray, SwapTable };
 enum class SwapAllocLock { SiLock, ClusterLock };
 enum class SwapDev { Ssd, Pmem, None };
 
-// One compressor on the workload's data: per 4 KiB page.
+// One compressor on the workload's data: per 4 KiB page. For IAA (hw) the times are the
+// engines' job times; the CPU's share depends on the driver mode.
 struct CompressorModel {
     std::string name;
     unsigned comp_len = 4096;   // compressed bytes per page
-    double comp_s = 0;          // CPU time to compress one page
-    double decomp_s = 0;        // CPU time to decompress one page
+    double comp_s = 0;          // time to compress one page (CPU, or an IAA engine job)
+    double decomp_s = 0;        // time to decompress one page
+    bool hw = false;            // runs on IAA
+};
+
+enum class IaaMode { Sync, Async, AsyncIrq };
+
+// iaa_crypto as zswap drives it.
+struct IaaConfig {
+    hw::IaaParams dev;
+    IaaMode mode = IaaMode::Sync;
+    bool verify = true;         // verify_compress: decompress each result and compare CRCs
+    double submit = 0;          // CPU time to prepare and submit one descriptor
+    double crc = 0;             // CPU time of the verify comparison
+    double irq_wake = 0;        // async_irq: completion interrupt to running task (latency)
+    double irq_cpu = 0;         // async_irq: CPU time of the IRQ thread work and wakeup
 };
 
 struct Costs {
@@ -103,6 +119,8 @@ struct KConfig {
     bool zswap_large = true;
     bool zswap_writeback = true;
     unsigned zs_chain_size = 8;
+    unsigned zswap_batch = 1;             // ZSWAP_MAX_BATCH_SIZE (IAA batching series: 8)
+    IaaConfig iaa;
     // swap device
     SwapDev dev = SwapDev::Ssd;
     uint64_t swap_slots = 0;

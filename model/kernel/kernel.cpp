@@ -65,6 +65,7 @@ void Ctx::flush()
     pending_ = pending_sys_ = pending_user_ = 0;
     pending_mem_bytes_ = pending_mem_s_ = pending_mem_sys_s_ = 0;
     base_ = clk_.now();
+    k.prune_devices(base_);
 }
 
 void Ctx::block_until(double t)
@@ -158,6 +159,17 @@ void Kernel::sched_balance(Task& t)
     nr_running_[size_t(cpu)]++;
 }
 
+void Kernel::prune_devices(double now)
+{
+    if (now < pruned_at_ + 1e-3)   // every simulated millisecond is enough
+        return;
+    pruned_at_ = now;
+    if (ssd)
+        ssd->prune(now);
+    if (iaa)
+        iaa->prune(now);
+}
+
 // ---------------------------------------------------------------- setup
 
 Kernel::Kernel(const KConfig& cfg)
@@ -181,6 +193,8 @@ Kernel::Kernel(const KConfig& cfg)
     }
     if (cfg.dev == SwapDev::Ssd)
         ssd = std::make_unique<hw::BlockDevice>(cfg.ssd);
+    if (cfg.comp.hw)
+        iaa = std::make_unique<hw::Iaa>(cfg.topo, cfg.iaa.dev);
     zswap_max_pages_ = cfg.dram_pages * cfg.max_pool_percent / 100;
     nr_running_.assign(size_t(cfg.topo.nr_cpus()), 0);
     allowed_.assign(size_t(cfg.topo.nr_cpus()), 1);

@@ -142,6 +142,8 @@ public:
     void sched_wakeup(Task& t);   // select_idle_sibling: an idle core of the LLC, else prev
     void sched_sleep(Task& t);    // the task blocks or exits
     void sched_balance(Task& t);  // newidle balancing: leave a shared core for an idle one
+    // Device timelines may forget what ended before the engine's current time.
+    void prune_devices(double now);
 
     // ---- paths run by tasks ----
     // First touch or re-touch of page `idx` of a VMA (write fault). Returns pages the
@@ -165,11 +167,12 @@ public:
     std::unique_ptr<mm::SwapDevice> swap;
     mm::ZsPool zpool;
     std::unique_ptr<hw::BlockDevice> ssd;
+    std::unique_ptr<hw::Iaa> iaa;
     std::vector<MmStruct> mms;
 
     struct ZswapStats {
-        uint64_t stored_pages = 0, pool_limit_hit = 0, reject_compress_poor = 0, reject_large = 0,
-                 written_back = 0;
+        uint64_t stored_pages = 0, pool_limit_hit = 0, reject_compress_poor = 0, reject_compress_fail = 0,
+                 reject_large = 0, written_back = 0;
     } zswap;
 
     // Named locks with their contention statistics, for result.json.
@@ -232,6 +235,10 @@ private:
     enum class Pageout { Clean, Writeback, Activate };
     Pageout swap_writepage(Ctx& c, mm::folio_t f, std::vector<PlugEntry>& plug);
     bool zswap_store(Ctx& c, mm::folio_t f);
+    bool iaa_compress_folio(Ctx& c, unsigned nr);   // false: overflow (-EOVERFLOW), rejected
+    void iaa_decompress(Ctx& c);
+    void iaa_wait(Ctx& c, double done);            // poll, or sleep for the IRQ
+    uint64_t iaa_seq_ = 0;
     bool zswap_load(Ctx& c, mm::swp_offset_t off);
     void flush_plug(Ctx& c, std::vector<PlugEntry>& plug);
     void swap_free_slots(Ctx& c, mm::swp_offset_t off, unsigned nr);
@@ -261,6 +268,7 @@ private:
     std::unordered_map<uint32_t, hw::Lock> swap_cache_locks_, zswap_tree_locks_, cluster_locks_;
     std::priority_queue<WbDone, std::vector<WbDone>, std::greater<WbDone>> wb_done_;
     uint64_t zswap_max_pages_ = 0;
+    double pruned_at_ = 0;
     bool zswap_full_ = false;
 };
 

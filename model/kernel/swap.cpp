@@ -176,7 +176,14 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
     c.sys(k.zswap_store_folio);
     unsigned len = cfg_.comp.comp_len;
     // Per page: compress under the per-CPU acomp_ctx mutex (uncontended), then store.
-    c.sys(cfg_.comp.comp_s * nr);
+    if (cfg_.comp.hw) {
+        if (!iaa_compress_folio(c, nr)) {   // IAA_ERROR_COMP_BUF_OVERFLOW: zswap rejects
+            zswap.reject_compress_fail++;
+            return false;
+        }
+    } else {
+        c.sys(cfg_.comp.comp_s * nr);
+    }
     if (len >= PAGE_SIZE) {   // v6.12: reject_compress_poor, the whole folio goes to swap
         zswap.reject_compress_poor++;
         return false;
@@ -205,7 +212,11 @@ bool Kernel::zswap_load(Ctx& c, swp_offset_t off)
         return false;
     unsigned cls = zpool.class_index(len);
     c.lock(zswap_tree_lock(off), k.zswap_tree_hold);
-    c.sys(cfg_.comp.decomp_s + k.zswap_load_page);
+    if (cfg_.comp.hw)
+        iaa_decompress(c);
+    else
+        c.sys(cfg_.comp.decomp_s);
+    c.sys(k.zswap_load_page);
     c.lock(zs_class_lock_[cls], k.zs_class_hold);
     c.lock(list_lru_lock_[size_t(node_of_cpu(c.task.cpu))], k.list_lru_hold);
     zpool.zs_free(cls);
@@ -214,6 +225,65 @@ bool Kernel::zswap_load(Ctx& c, swp_offset_t off)
     zswap.stored_pages--;
     vm.count(ZSWPIN);
     return true;
+}
+
+// iaa_crypto: in sync and async (polled) modes the CPU spins on the completion record until
+// the job is done; in async_irq mode the task sleeps and the IRQ thread wakes it.
+void Kernel::iaa_wait(Ctx& c, double done)
+{
+    const IaaConfig& ic = cfg_.iaa;
+    if (ic.mode == IaaMode::AsyncIrq) {
+        if (done + ic.irq_wake > c.now())
+            c.block_until(done + ic.irq_wake);
+        c.sys(ic.irq_cpu);
+    } else if (done > c.now()) {
+        c.sys(done - c.now());
+    }
+}
+
+// The pages of a folio, in batches of zswap_batch (1 without the batching series): each
+// batch's descriptors are submitted one after the other, then waited for together. With
+// verify_compress each result is decompressed on a decompress engine and its CRC compared.
+bool Kernel::iaa_compress_folio(Ctx& c, unsigned nr)
+{
+    const IaaConfig& ic = cfg_.iaa;
+    const double comp = cfg_.comp.comp_s, decomp = cfg_.comp.decomp_s;
+    unsigned batch = std::max(1u, cfg_.zswap_batch);
+    for (unsigned done = 0; done < nr;) {
+        unsigned n = std::min(batch, nr - done);
+        double last = c.now();
+        std::vector<hw::IaaJob> jobs;
+        for (unsigned i = 0; i < n; i++) {
+            c.sys(ic.submit);
+            hw::IaaJob j = iaa->compress(c.now(), c.task.cpu, comp, iaa_seq_++);
+            if (j.submit > c.now())   // WQ full: enqcmds retried until a slot frees
+                c.sys(j.submit - c.now());
+            jobs.push_back(j);
+            last = std::max(last, j.end);
+        }
+        if (cfg_.comp.comp_len >= PAGE_SIZE) {   // output buffer is one page
+            iaa_wait(c, last);
+            return false;
+        }
+        if (ic.verify) {
+            for (const hw::IaaJob& j : jobs) {
+                hw::IaaJob v = iaa->decompress(j.end, c.task.cpu, decomp);
+                last = std::max(last, v.end);
+            }
+        }
+        iaa_wait(c, last);
+        if (ic.verify)
+            c.sys(ic.crc * n);
+        done += n;
+    }
+    return true;
+}
+
+void Kernel::iaa_decompress(Ctx& c)
+{
+    c.sys(cfg_.iaa.submit);
+    hw::IaaJob j = iaa->decompress(c.now(), c.task.cpu, cfg_.comp.decomp_s);
+    iaa_wait(c, j.end);
 }
 
 Kernel::Pageout Kernel::swap_writepage(Ctx& c, folio_t f, std::vector<PlugEntry>& plug)

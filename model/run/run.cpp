@@ -156,9 +156,33 @@ kernel::KConfig kernel_config(const Config& cfg)
         k.comp.comp_len = unsigned(cfg.num(base + "len"));
         k.comp.comp_s = cfg.num(base + "comp") / hz;
         k.comp.decomp_s = cfg.num(base + "decomp") / hz;
-    } else if (k.zswap) {
-        throw std::runtime_error("zswap compressor '" + comp + "' is not modelled yet");
+    } else {
+        // IAA: fixed Huffman (deflate-iaa) or canned tables; engine job times per 4 KiB page.
+        std::string mode = comp == "deflate-iaa-canned" ? "canned" : "fixed";
+        std::string c = "cost.iaa." + mode + ".";
+        k.comp.hw = true;
+        k.comp.comp_len = unsigned(cfg.num("cost.compress." + comp + ".usemem_len"));
+        k.comp.comp_s = (cfg.num(c + "comp_base_ns") + 4 * cfg.num(c + "comp_ns_per_kb")) * 1e-9;
+        k.comp.decomp_s = (cfg.num(c + "decomp_base_ns") + 4 * cfg.num(c + "decomp_ns_per_kb")) * 1e-9;
     }
+    k.zswap_batch = unsigned(cfg.i("kernel.zswap.batch_size"));
+    kernel::IaaConfig& ic = k.iaa;
+    ic.dev.devices_per_socket = int(cfg.i("machine.iaa.devices_per_socket"));
+    ic.dev.comp_engines = int(cfg.i("machine.iaa.comp_engines"));
+    ic.dev.decomp_engines = int(cfg.i("machine.iaa.decomp_engines"));
+    ic.dev.wq_size = int(cfg.i("machine.iaa.wq_size"));
+    ic.dev.per_package = cfg.s("kernel.iaa.distribute") == "per_package";
+    if (!cfg.s("machine.iaa.offline").empty())
+        ic.dev.offline = scenario::parse_cpulist(cfg.s("machine.iaa.offline"), ic.dev.devices_per_socket * k.topo.sockets);
+    const std::string& sm = cfg.s("kernel.iaa.sync_mode");
+    ic.mode = sm == "async" ? kernel::IaaMode::Async : sm == "async_irq" ? kernel::IaaMode::AsyncIrq : kernel::IaaMode::Sync;
+    ic.verify = cfg.b("kernel.iaa.verify_compress");
+    ic.submit = ns("cost.iaa.submit_ns");
+    ic.crc = ns("cost.iaa.crc_ns");
+    ic.irq_wake = ns("cost.iaa.irq_wake_ns");
+    ic.irq_cpu = ns("cost.iaa.irq_cpu_ns");
+    if (k.comp.hw && k.zswap && int(ic.dev.offline.size()) >= ic.dev.devices_per_socket * k.topo.sockets)
+        throw std::runtime_error("every IAA device is offline: deflate-iaa has no device");
     return k;
 }
 

@@ -88,6 +88,13 @@ Registry build()
     t.p({"machine.cpu_freq", Kind::Freq, "Hz", 2.5e9, 0, 10e9, true, false, {}, "core clock; cycle costs are divided by it", "seed 000: core frequency fixed at 2500MHz", C::Machine});
     t.size(C::Machine, "machine.dram", 503 * GiB, 0, 1e15, "installed memory (zswap max_pool_percent is a share of it)", "seed 000: 503 GiB RAM");
 
+    // ---- Intel IAA ----
+    t.integer(C::Machine, "machine.iaa.devices_per_socket", "devices", 4, 0, 16, "IAA devices per socket (0: none)", "seed 000: \"4 IAA devices per socket\" (Sapphire Rapids)");
+    t.integer(C::Machine, "machine.iaa.comp_engines", "engines", 2, 1, 64, "compress engines per IAA device", "IAA batching RFC v1: 2 compress engines per device");
+    t.integer(C::Machine, "machine.iaa.decomp_engines", "engines", 8, 1, 64, "decompress engines per IAA device", "IAA batching RFC v1: 8 decompress engines per device");
+    t.integer(C::Machine, "machine.iaa.wq_size", "descriptors", 128, 1, 4096, "work-queue entries per IAA device (all its WQs)", "IAA batching v13 cover: 128 WQ entries per device");
+    t.p({"machine.iaa.offline", Kind::String, "", "", -inf, inf, false, false, {}, "IAA device ids taken offline, e.g. \"0,3\" (their CPUs are remapped)", "default: all online", C::Machine});
+
     // ---- swap device ----
     t.choice(C::Swap, "swap.device", "ssd", {"ssd", "pmem", "none"}, "backing swap device (zswap sits in front of it)", "seed 000: 823G SSD disk partition swap");
     t.size(C::Swap, "swap.size", 823.0 * GiB, 0, 1e15, "swap partition size", "seed 000: 823G SSD partition");
@@ -115,11 +122,15 @@ Registry build()
     t.integer(C::Kernel, "kernel.swap_batch", "slots", 64, 1, 512, "SWAP_BATCH: order-0 slots fetched per slot-cache refill", "include/linux/swap.h: SWAP_BATCH 64");
     t.integer(C::Kernel, "kernel.lru_add_batch", "folios", 31, 1, 64, "folios gathered per CPU before lru_add_drain takes lru_lock", "include/linux/pagevec.h: PAGEVEC_SIZE 31");
     t.flag(C::Kernel, "kernel.zswap.enabled", true, "zswap enabled", "seed 000: zswap runs");
-    t.choice(C::Kernel, "kernel.zswap.compressor", "zstd", {"zstd", "lz4", "lzo-rle", "deflate-iaa", "deflate-iaa-canned"}, "zswap compressor", "seed 000 zstd columns (Kconfig default is lzo)");
+    t.choice(C::Kernel, "kernel.zswap.compressor", "zstd", {"zstd", "lz4", "lzo-rle", "deflate-iaa", "deflate-iaa-canned"}, "zswap compressor (deflate-iaa: IAA fixed Huffman; deflate-iaa-canned: IAA canned tables)", "seed 000 zstd columns (Kconfig default is lzo)");
     t.integer(C::Kernel, "kernel.zswap.max_pool_percent", "%", 20, 0, 100, "zswap pool limit as a share of RAM", "mm/zswap.c default 20");
     t.integer(C::Kernel, "kernel.zswap.accept_threshold_percent", "%", 90, 0, 100, "after hitting the limit, accept again below this share of it", "mm/zswap.c default 90");
     t.flag(C::Kernel, "kernel.zswap.large_folios", true, "zswap_store() accepts large folios (v6.13); false: v6.12 rejects them to the swap device", "seed 000 'after' kernel (zswap-mTHP v7)");
     t.flag(C::Kernel, "kernel.zswap.writeback", true, "memory.zswap.writeback: a rejected folio may go to the swap device", "cgroup default 1");
+    t.integer(C::Kernel, "kernel.zswap.batch_size", "pages", 1, 1, 8, "pages of a folio compressed per batch (ZSWAP_MAX_BATCH_SIZE); 1: mainline, 8: IAA batching series", "mainline zswap_store: page by page");
+    t.choice(C::Kernel, "kernel.iaa.sync_mode", "sync", {"sync", "async", "async_irq"}, "iaa_crypto sync_mode: busy-poll, submit-then-poll (batching), or sleep for the IRQ", "iaa_crypto default sync (seed 000 v7 runs)");
+    t.flag(C::Kernel, "kernel.iaa.verify_compress", true, "iaa_crypto verify_compress: decompress every result and compare CRCs", "iaa_crypto default 1; seed 000: enabled in the v7 runs");
+    t.choice(C::Kernel, "kernel.iaa.distribute", "per_cpu", {"per_cpu", "per_package"}, "CPU-to-IAA mapping: the 6.x driver's per-CPU wq_table, or compress jobs spread over the socket's devices", "iaa_crypto 6.x: per-CPU mapping");
     t.integer(C::Kernel, "kernel.zsmalloc.chain_size", "pages", 8, 4, 16, "CONFIG_ZSMALLOC_CHAIN_SIZE: max pages per zspage", "mm/Kconfig default 8");
 
     // ---- workload: vm-scalability usemem ----
@@ -199,6 +210,24 @@ Registry build()
     t.real(C::Cost, "cost.compress.lz4.usemem_len", "bytes", 2056, 1, 4096, "lz4 compressed size of one usemem page", meas);
     t.cycles("cost.compress.lz4.usemem_comp", 21100, "lz4 compression of one usemem page", "compressors.md 4.2: 6.5 us x 1.3 at 2.5 GHz");
     t.cycles("cost.compress.lz4.usemem_decomp", 16700, "lz4 decompression of one usemem page", "compressors.md 4.2: 5.1 us x 1.3 at 2.5 GHz");
+    // IAA: a job holds an engine for base + per KiB of uncompressed data.
+    const char* zan = "Zanussi iaa_crypto v2 cover: sync 3,177 ns compress / 2,235 ns decompress per 4 KiB incl. submission";
+    const char* glo = "Glover canned-mode cover: by_1 34,493 / 20,038 ns per 64 KiB job";
+    t.nanos("cost.iaa.fixed.comp_base_ns", 1200, "IAA fixed-Huffman compress job, fixed part", zan);
+    t.nanos("cost.iaa.fixed.comp_ns_per_kb", 425, "IAA fixed-Huffman compress job, per KiB of input", zan);
+    t.nanos("cost.iaa.fixed.decomp_base_ns", 800, "IAA decompress job (fixed-Huffman data), fixed part", zan);
+    t.nanos("cost.iaa.fixed.decomp_ns_per_kb", 300, "IAA decompress job, per KiB of output", zan);
+    t.nanos("cost.iaa.canned.comp_base_ns", 700, "IAA canned-mode compress job, fixed part", glo);
+    t.nanos("cost.iaa.canned.comp_ns_per_kb", 340, "IAA canned-mode compress job, per KiB of input", glo);
+    t.nanos("cost.iaa.canned.decomp_base_ns", 450, "IAA decompress job (canned data), fixed part", glo);
+    t.nanos("cost.iaa.canned.decomp_ns_per_kb", 200, "IAA canned-mode decompress job, per KiB of output", glo);
+    t.nanos("cost.iaa.submit_ns", 200, "iaa_crypto: prepare and submit one descriptor (movdir64b/enqcmds)", zan);
+    t.nanos("cost.iaa.crc_ns", 100, "verify_compress: compare the CRCs of one page", est);
+    t.nanos("cost.iaa.irq_wake_ns", 3700, "async_irq: completion interrupt to the task running again", "Zanussi v2: async_irq 6,847 ns vs sync 3,177 ns per compress");
+    t.nanos("cost.iaa.irq_cpu_ns", 1500, "async_irq: CPU time of the IRQ thread and the wakeup", est);
+    const char* zmeas = "measured here: zlib deflate Z_FIXED, 4 KiB window, on usemem pages (tools/usemem_ratios.c)";
+    t.real(C::Cost, "cost.compress.deflate-iaa.usemem_len", "bytes", 1378, 1, 8192, "IAA fixed-Huffman (4 KiB history) compressed size of one usemem page", zmeas);
+    t.real(C::Cost, "cost.compress.deflate-iaa-canned.usemem_len", "bytes", 1287, 1, 8192, "IAA canned-mode compressed size of one usemem page", "fixed size x 2.69/2.88 (fixed vs canned ratios on SPEC CPU17 pages, Glover's canned-mode cover)");
     t.real(C::Cost, "cost.compress.lzo-rle.usemem_len", "bytes", 1560, 1, 4096, "lzo-rle compressed size of one usemem page (lzo1x-1 measured)", meas);
     t.cycles("cost.compress.lzo-rle.usemem_comp", 22300, "lzo-rle compression of one usemem page", "compressors.md 4.2: lzo1x-1 6.9 us x 1.3 at 2.5 GHz");
     t.cycles("cost.compress.lzo-rle.usemem_decomp", 11200, "lzo-rle decompression of one usemem page", "compressors.md 4.2: lzo1x-1 3.4 us x 1.3 at 2.5 GHz");

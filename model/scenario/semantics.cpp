@@ -48,6 +48,30 @@ std::string size_str(double bytes)
     return fmt::format("{:.4g}{}", std::ldexp(bytes, -10 * (n + 1)), suf[n]);
 }
 
+void iaa_offline_devices(const Ctx& c)
+{
+    const std::string& off = c.cfg.s("machine.iaa.offline");
+    if (off.empty())
+        return;
+    int per = int(c.cfg.i("machine.iaa.devices_per_socket")), sockets = int(c.cfg.i("machine.sockets"));
+    int n = per * sockets;
+    std::vector<int> ids;
+    try {
+        ids = parse_cpulist(off, 1 << 20);
+    } catch (const std::invalid_argument& e) {
+        c.fail("machine.iaa.offline", fmt::format("expected a list of IAA device ids like \"0,3\" or \"0-1\": {}", e.what()));
+    }
+    for (int id : ids)
+        if (id >= n)
+            c.fail("machine.iaa.offline", fmt::format("IAA device {} does not exist: the machine has {} ({} sockets x {}), ids 0-{}",
+                                                      id, n, sockets, per, n - 1));
+    bool iaa = c.has("kernel.zswap.compressor") && c.cfg.s("kernel.zswap.compressor").rfind("deflate-iaa", 0) == 0 &&
+               c.cfg.b("kernel.zswap.enabled");
+    if (iaa && int(ids.size()) >= n)
+        c.fail("machine.iaa.offline", fmt::format("every IAA device ({}) is offline, so {} has no device: bring one online or choose zstd",
+                                                  off, c.cfg.s("kernel.zswap.compressor")));
+}
+
 void memcg_limits_fit_ram(const Ctx& c)
 {
     double dram = c.cfg.num("machine.dram");
@@ -138,6 +162,7 @@ const std::vector<Check>& checks()
         {{"workload.cpus", "machine.sockets", "machine.cores_per_socket", "machine.threads_per_core"}, cpus_exist},
         {{"workload.membind", "machine.sockets"}, membind_node_exists},
         {{"kernel.zswap.enabled", "kernel.zswap.compressor"}, iaa_needs_device},
+        {{"machine.iaa.offline", "machine.iaa.devices_per_socket", "machine.sockets"}, iaa_offline_devices},
         {{"kernel.zswap.enabled", "swap.device"}, zswap_needs_swap_device},
     };
     return list;

@@ -522,7 +522,7 @@ TEST_CASE("cross-key checks", "[semantics]")
     CHECK(load_error(R"({"workload": {"membind": 2}})") ==
           "s.json: $.workload.membind: NUMA node 2 does not exist: machine.sockets = 2 gives nodes 0-1; use one of them "
           "or -1 for local allocation");
-    CHECK(load_error(R"({"kernel": {"zswap": {"compressor": "deflate-iaa-canned"}}})") ==
+    CHECK(load_error(R"({"kernel": {"zswap": {"compressor": "deflate-iaa-canned"}}, "machine": {"iaa": {"devices_per_socket": 0}}})") ==
           "s.json: $.kernel.zswap.compressor: deflate-iaa-canned needs an IAA device: set "
           "machine.iaa.devices_per_socket > 0 or choose zstd");
     CHECK(load_error(R"({"kernel": {"zswap": {"compressor": "deflate-iaa", "enabled": false}}})") == "ok");
@@ -538,14 +538,14 @@ TEST_CASE("cross-key checks", "[semantics]")
 
 TEST_CASE("cross-key checks use parameters only when registered", "[semantics]")
 {
-    // With an IAA device parameter, deflate-iaa is fine when there is a device.
+    // With an IAA device parameter defaulting to none, deflate-iaa needs a device set.
     Registry r;
-    for (const auto& d : registry().all())
-        r.add(d);
-    ParamDef iaa = param("machine.iaa.devices_per_socket", Kind::Int, 0, Category::Machine);
-    iaa.min = 0;
-    iaa.max = 8;
-    r.add(iaa);
+    for (const auto& d : registry().all()) {
+        ParamDef x = d;
+        if (x.name == "machine.iaa.devices_per_socket")
+            x.def = 0;
+        r.add(x);
+    }
     LoadOptions o;
     const char* s = R"({"kernel": {"zswap": {"compressor": "deflate-iaa"}}, "machine": {"iaa": {"devices_per_socket": 4}}})";
     CHECK(load_error(s, o, r) == "ok");
