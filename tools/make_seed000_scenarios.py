@@ -45,6 +45,37 @@ def base():
     }
 
 
+IAA_V7 = {
+    "machine.iaa.devices_per_socket": SEED + ": \"4 IAA devices per socket\"",
+    "kernel.iaa.verify_compress": SEED + ": \"IAA compression verification is enabled\"",
+    "kernel.iaa.sync_mode": "iaa_crypto default sync_mode in the v6.12 driver; seed 000 does not name another",
+    "kernel.iaa.distribute": SEED + ": \"using only 1 IAA device per core, that avails of 2 compress engines\" "
+                             "(the driver's per-CPU mapping)",
+}
+IAA_BATCH = {
+    "machine.iaa.devices_per_socket": SEED + ": \"4 IAA devices per socket\"",
+    "kernel.iaa.verify_compress": "not restated for the batching columns; the batching series (RFC v1 .. v13) "
+                                  "turns verify_compress off by default",
+    "kernel.iaa.sync_mode": "IAA batching RFC v1: batches are submitted, then polled (iaa_crypto async mode)",
+    "kernel.iaa.distribute": SEED + ": \"we distribute compress jobs from all cores to the 8 compress engines "
+                             "available per socket\"",
+    "kernel.zswap.batch_size": SEED + ": \"We further compress the pages in each mTHP in parallel\"; "
+                               "ZSWAP_MAX_BATCH_SIZE 8 in the batching series",
+}
+
+
+def with_iaa(s, batching):
+    s["machine"]["iaa"] = {"devices_per_socket": 4}
+    if batching:
+        s["kernel"]["iaa"] = {"sync_mode": "async", "verify_compress": False, "distribute": "per_package"}
+        s["kernel"]["zswap"]["batch_size"] = 8
+        s["sources"].update(IAA_BATCH)
+    else:
+        s["kernel"]["iaa"] = {"sync_mode": "sync", "verify_compress": True, "distribute": "per_cpu"}
+        s["sources"].update(IAA_V7)
+    return s
+
+
 def scenario(table, column, desc, mthp, thp_swap, large, compressor, extra_sources, sleep="10s"):
     s = base()
     s["name"] = f"{table}/{column}"
@@ -69,9 +100,19 @@ def write(table, column, s):
 
 
 def main():
-    zstd = {"kernel.zswap.compressor": SEED + ": \"ZSWAP Compressors : zstd, deflate-iaa\" (zstd column)"}
+    for comp in ("zstd", "deflate_iaa"):
+        columns(comp)
+
+
+def columns(comp):
+    cname = comp.replace("_", "-")
+    iaa = comp == "deflate_iaa"
+    zstd = {"kernel.zswap.compressor": SEED + f": \"ZSWAP Compressors : zstd, deflate-iaa\" ({cname} column)"}
+
+    def finish(s):
+        return with_iaa(s, False) if iaa else s
     # 4K regression table: v6 data; the v7 changelog says --sleep 10 and the SSD were new in v7.
-    for col, kern in (("mm_unstable_zstd", "mm-unstable 8-28-2024"), ("zswap_mthp_v6_zstd", "zswap-mTHP v6")):
+    for col, kern in ((f"mm_unstable_{comp}", "mm-unstable 8-28-2024"), (f"zswap_mthp_v6_{comp}", "zswap-mTHP v6")):
         src = dict(zstd)
         src.update({
             "kernel.mthp.enabled": "seed 000 regression table: \"without mTHP, i.e., only 4K folios\"",
@@ -80,8 +121,8 @@ def main():
             "workload.usemem.sleep": "seed 000 'Changes since v6': \"all experiments are run with usemem --sleep 10\" "
                                      "is new in v7, so the v6 data ran without -s",
         })
-        write("regression-4k", col, scenario("regression-4k", col, f"usemem 70 x 1G, 4K folios only, zstd ({kern})",
-                                             "none", True, True, "zstd", src, sleep="0s"))
+        write("regression-4k", col, finish(scenario("regression-4k", col, f"usemem 70 x 1G, 4K folios only, {cname} ({kern})",
+                                                    "none", True, True, cname, src, sleep="0s")))
     for size, table1, table2, tbl_b in (("64K", "case1-64k", "case2-64k", "iaa-batching-64k"),
                                         ("2M", "case1-2m", "case2-2m", "iaa-batching-2m")):
         mthp_src = {"kernel.mthp.enabled": SEED + f": \"{size} mTHP\" (hugepages-{'64' if size == '64K' else '2048'}kB enabled)"}
@@ -89,16 +130,16 @@ def main():
         src = dict(zstd, **mthp_src)
         src.update({"kernel.thp_swap": SEED + ": Case 1 baseline \"CONFIG_THP_SWAP set to off\"",
                     "kernel.zswap.large_folios": SEED + ": baseline kernel mm-unstable 9-23-2024 (zswap rejects large folios)"})
-        write(table1, "baseline_zstd", scenario(table1, "baseline_zstd",
-              f"Case 1 baseline: {size} mTHP split to 4K (CONFIG_THP_SWAP=N), zswap zstd", size, False, False, "zstd", src))
+        write(table1, f"baseline_{comp}", finish(scenario(table1, f"baseline_{comp}",
+              f"Case 1 baseline: {size} mTHP split to 4K (CONFIG_THP_SWAP=N), zswap {cname}", size, False, False, cname, src)))
         # zswap-mTHP 'after': stored whole.
         src = dict(zstd, **mthp_src)
         src.update({"kernel.thp_swap": SEED + ": \"CONFIG_THP_SWAP=Y\"",
                     "kernel.zswap.large_folios": SEED + ": zswap-mTHP v7 stores mTHP whole"})
-        after = scenario(table1, "zswap_mthp_zstd", f"zswap-mTHP: {size} mTHP stored whole in zswap, zstd",
-                         size, True, True, "zstd", src)
-        write(table1, "zswap_mthp_zstd", after)
-        if size == "64K":   # the default scenario of `swapsim run` is this column
+        after = finish(scenario(table1, f"zswap_mthp_{comp}", f"zswap-mTHP: {size} mTHP stored whole in zswap, {cname}",
+                                size, True, True, cname, src))
+        write(table1, f"zswap_mthp_{comp}", after)
+        if size == "64K" and not iaa:   # the default scenario of `swapsim run` is this column
             d = dict(after, name="default")
             d["$schema"] = "swapsim.schema.json"
             d["description"] = ("usemem 70 x 1G in a 40G memory.high cgroup, 64K mTHP stored whole in zswap "
@@ -106,17 +147,26 @@ def main():
             with open(os.path.join("scenarios", "default.json"), "w") as f:
                 json.dump(d, f, indent=2)
                 f.write("\n")
-        a2 = dict(after, name=f"{table2}/zswap_mthp_zstd")
-        write(table2, "zswap_mthp_zstd", a2)
-        a3 = dict(after, name=f"{tbl_b}/zstd_v7")
-        write(tbl_b, "zstd_v7", a3)
+        a2 = dict(after, name=f"{table2}/zswap_mthp_{comp}")
+        write(table2, f"zswap_mthp_{comp}", a2)
+        bcol = "iaa_fixed_v7" if iaa else "zstd_v7"
+        write(tbl_b, bcol, dict(after, name=f"{tbl_b}/{bcol}"))
+        if iaa:
+            for bcol, bcomp in (("iaa_fixed_batching", "deflate-iaa"), ("iaa_canned_batching", "deflate-iaa-canned")):
+                src = {"kernel.zswap.compressor": SEED + f": IAA {'Canned' if 'canned' in bcomp else 'Fixed'} + Batching column",
+                       "kernel.thp_swap": SEED + ": zswap-mTHP, CONFIG_THP_SWAP=Y",
+                       "kernel.zswap.large_folios": SEED + ": zswap stores mTHP whole"}
+                src.update(mthp_src)
+                b = scenario(tbl_b, bcol, f"{size} mTHP in zswap, {bcomp} with IAA compress batching (out-of-tree series)",
+                             size, True, True, bcomp, src)
+                write(tbl_b, bcol, with_iaa(b, True))
         # Case 2 baseline: zswap rejects mTHP, the SSD stores it.
         src = dict(zstd, **mthp_src)
         src.update({"kernel.thp_swap": SEED + ": Case 2 \"CONFIG_THP_SWAP is enabled in before and after\"",
                     "kernel.zswap.large_folios": SEED + ": Case 2 baseline \"zswap rejecting mTHP, and the mTHP being stored by the 823G SSD swap\""})
-        write(table2, "baseline_zstd", scenario(table2, "baseline_zstd",
-              f"Case 2 baseline: zswap rejects {size} mTHP, the 823G SSD stores it (zstd for split pages)",
-              size, True, False, "zstd", src))
+        write(table2, f"baseline_{comp}", finish(scenario(table2, f"baseline_{comp}",
+              f"Case 2 baseline: zswap rejects {size} mTHP, the 823G SSD stores it ({cname} for split pages)",
+              size, True, False, cname, src)))
 
 
 def write_targets():
