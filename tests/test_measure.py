@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""The parsing half of tools/measure_usemem.py on recorded sample files, and the resulting
+measurement file used by `swapsim compare --published`. Run by ctest."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import measure_usemem as mu  # noqa: E402
+
+D = os.path.join(ROOT, "tests", "data", "measure")
+
+
+def read(name):
+    with open(os.path.join(D, name)) as f:
+        return f.read()
+
+
+def check(cond, what):
+    if not cond:
+        raise SystemExit("FAILED: " + what)
+
+
+tp, free = mu.parse_usemem_output(read("usemem.out"))
+check(tp == [154142, 130889, 91557, 187239], f"throughputs {tp}")
+check(free == [10231, 9984, 13012, 11873], f"free latencies {free}")
+perf = mu.parse_perf_stat(read("perf.txt"))
+check(perf == {"elapsed_s": 23.903112188, "user_s": 1.112458, "sys_s": 46.00123}, f"perf {perf}")
+vm = mu.diff(mu.parse_kv(read("vmstat.before")), mu.parse_kv(read("vmstat.after")))
+check(vm["zswpout"] == 572000 and vm["pgmajfault"] == 250 and vm["pswpout"] == 0, f"vmstat diff {vm}")
+ev = mu.diff(mu.parse_kv(read("events.before")), mu.parse_kv(read("events.after")))
+m = mu.metrics_from(tp, free, perf, vm, ev, {"fail": 12}, {("64kB", "zswpout"): 35000, ("64kB", "swpout"): 0})
+check(m["throughput_kbps"] == sum(tp) / 4 and m["throughput_kbps_sum"] == sum(tp), "throughput aggregation")
+check(m["memcg_high"] == 8500 and m["memcg_swap_fail"] == 12, "memcg events")
+check(m["zswpout_64kB"] == 35000 and m["zswpout"] == 572000, "mTHP and vmstat counters")
+doc = mu.table_json("test/measured", "run1", m, "usemem -n 4 1g")
+doc = mu.table_json("test/measured", "run2", dict(m, sys_s=40.0), "usemem -n 4 1g", doc)
+t = doc["tables"][0]
+check([c["key"] for c in t["columns"]] == ["run1", "run2"], "two columns")
+sys_row = next(r for r in t["rows"] if r["metric"] == "sys_s")
+check(sys_row["values"] == [46.00123, 40.0], f"sys row {sys_row}")
+
+# swapsim compare reads the measurement file like the published tables.
+binary = sys.argv[1]
+with tempfile.TemporaryDirectory() as tmp:
+    pub = os.path.join(tmp, "measured.json")
+    tgt = os.path.join(tmp, "targets.json")
+    json.dump(doc, open(pub, "w"))
+    json.dump({"targets": [{"table": "test/measured", "column": "run1", "scenario": "tests/data/medium.json",
+                            "metrics": ["throughput_kbps", "sys_s", "zswpout", "memcg_high"]}]}, open(tgt, "w"))
+    out = subprocess.run([binary, "compare", "test/measured", "--published", pub, "--targets", tgt, "--json",
+                          "--no-write", "-j", "1"], cwd=ROOT, capture_output=True, text=True)
+    check(out.returncode == 0, "compare failed: " + out.stderr)
+    cells = json.loads(out.stdout[:out.stdout.rindex("]") + 1])
+    check(len(cells) == 4, f"{len(cells)} cells")
+    z = next(c for c in cells if c["metric"] == "zswpout")
+    check(z["published"] == 572000 and z["model"] > 0, f"zswpout cell {z}")
+    check(abs(z["rel_error"] - (z["model"] - 572000) / 572000) < 1e-12, "relative error")
+print("measure_usemem parsing and compare --published: ok")
