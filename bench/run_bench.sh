@@ -25,3 +25,14 @@ done | sort -n | awk -v runs="$runs" '
     printf "  peak RSS:  %.0f MiB (max over runs)\n", maxrss / 1024
     printf "  simulated elapsed %.2f s, simulated/wall ratio %.2f (median run)\n", sim[m], ratio[m]
   }'
+
+# Granularity: the same scenario with the write step halved; the largest relative change of
+# any reported metric (counts below 100 compared absolutely).
+"$build/swapsim" run "$scenario" --set sim.write_chunk=128K --out "$out/half" > /dev/null
+python3 - "$out/1/result.json" "$out/half/result.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["metrics"]
+b = json.load(open(sys.argv[2]))["metrics"]
+worst = max(((abs(b[k] - a[k]) / max(abs(a[k]), 1e-9), k) for k in a if max(abs(a[k]), abs(b[k])) >= 100))
+print(f"  granularity: halving sim.write_chunk moves every metric by at most {100 * worst[0]:.2f}% ({worst[1]})")
+PY

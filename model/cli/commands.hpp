@@ -9,5 +9,6 @@ int cmd_params(int argc, char** argv);
 int cmd_schema(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
 int cmd_calibrate(int argc, char** argv);
+int cmd_sweep(int argc, char** argv);
 
 }  // namespace swapsim::cli

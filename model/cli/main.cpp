@@ -21,6 +21,7 @@ void usage(FILE* f)
         "  schema                                   print the JSON Schema of the scenario format\n"
         "  compare [TABLE_ID ...|--all] [-j N]      reproduce published tables: published / model / error\n"
         "  calibrate --train T... --validate T...   fit the model's costs to published or measured tables\n"
+        "  sweep SCENARIO.json --vary key=v1,v2...  run a grid of what-ifs and tabulate chosen metrics\n"
         "\n"
         "`swapsim COMMAND --help` describes each command.\n");
 }
@@ -51,6 +52,7 @@ int main(int argc, char** argv)
     if (cmd == "schema") return swapsim::cli::cmd_schema(sub_argc, sub_argv);
     if (cmd == "compare") return swapsim::cli::cmd_compare(sub_argc, sub_argv);
     if (cmd == "calibrate") return swapsim::cli::cmd_calibrate(sub_argc, sub_argv);
+    if (cmd == "sweep") return swapsim::cli::cmd_sweep(sub_argc, sub_argv);
     std::fprintf(stderr, "swapsim: unknown command '%s'\n", cmd.c_str());
     usage(stderr);
     return 2;

@@ -14,6 +14,7 @@ namespace swapsim::kernel {
 using namespace mm;
 
 // The last reference of an unmapped folio: out of the swap cache, off the LRU, freed.
+// folios_put_refs takes the lru_lock once per batch of folios (PAGEVEC_SIZE).
 void Kernel::release_folio(Ctx& c, folio_t f)
 {
     Folio& fo = folios[f];
@@ -22,7 +23,11 @@ void Kernel::release_folio(Ctx& c, folio_t f)
     if (fo.lru != LRU_NONE) {
         int nid = fo.nid;
         lruvec[size_t(nid)].del(f);
-        c.lock(lru_lock_[size_t(nid)], cfg_.c.lru_lock_base + cfg_.c.isolate_per_folio);
+        if (++c.task.lru_release_pending >= cfg_.lru_add_batch) {
+            c.lock(lru_lock_[size_t(nid)],
+                   cfg_.c.lru_lock_base + cfg_.c.isolate_per_folio * double(c.task.lru_release_pending));
+            c.task.lru_release_pending = 0;
+        }
     }
     free_folio(c, f);
 }

@@ -45,11 +45,15 @@ folio_t Kernel::alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t
     const Costs& k = cfg_.c;
     unsigned nr = 1u << order;
     c.sys(k.alloc_folio + (order ? k.alloc_per_page * nr : 0));
-    // rmqueue: pcp lists refill in batches; other orders take zone->lock every time.
-    if (pcp_allowed_order(order))
-        c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch * nr / 64.0);
-    else
+    // rmqueue: the pcp lists refill a batch of 64 pages under zone->lock (rmqueue_bulk);
+    // other orders take zone->lock for every folio.
+    if (pcp_allowed_order(order)) {
+        c.task.pcp_alloc_pages += nr;
+        for (; c.task.pcp_alloc_pages >= 64; c.task.pcp_alloc_pages -= 64)
+            c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch);
+    } else {
         c.lock(zone_lock_[size_t(nid)], k.zone_lock_buddy);
+    }
     return folios.alloc(order, unsigned(nid), anon, owner, index);
 }
 
@@ -60,11 +64,19 @@ void Kernel::free_folio(Ctx& c, folio_t f)
     unsigned nr = fo.nr_pages();
     int nid = fo.nid;
     c.sys(k.free_folio);
-    c.lock(page_counter_, k.counter_hold);
-    if (pcp_allowed_order(fo.order))
-        c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch * nr / 64.0);
-    else
+    // Folios are freed in batches (free_unref_folios): one uncharge of the page counter per
+    // batch of 31, pcp pages back to the buddy in batches of 64 under zone->lock.
+    if (++c.task.uncharge_folios >= 31) {
+        c.lock(page_counter_, k.counter_hold);
+        c.task.uncharge_folios = 0;
+    }
+    if (pcp_allowed_order(fo.order)) {
+        c.task.pcp_free_pages += nr;
+        for (; c.task.pcp_free_pages >= 64; c.task.pcp_free_pages -= 64)
+            c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch);
+    } else {
         c.lock(zone_lock_[size_t(nid)], k.zone_lock_buddy);
+    }
     memcg.uncharge(nr);
     memcg.anon_pages -= nr;
     folios.free(f);

@@ -81,6 +81,8 @@ struct Task {
     double io_wait_s = 0;        // blocked on a request tag or a read
     uint64_t lru_add_pending = 0;
     uint64_t migrations = 0;
+    unsigned pcp_alloc_pages = 0, pcp_free_pages = 0, uncharge_folios = 0;   // batching state
+    unsigned lru_release_pending = 0;
 };
 
 class Kernel;

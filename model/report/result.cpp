@@ -158,6 +158,24 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
                        {"utilisation", k.ssd->busy_s() / sim_end},
                        {"queue_wait_hist", histogram(k.ssd->queue_waits())}};
     }
+    if (k.iaa) {
+        double sim_end = std::max(elapsed, 1e-9);
+        const hw::IaaParams& ip = k.cfg().iaa.dev;
+        json devs = json::array();
+        uint64_t submitted = 0, refused = 0;
+        for (int d = 0; d < k.iaa->nr_devices(); d++) {
+            const hw::IaaDeviceStats& st = k.iaa->stats(d);
+            submitted += st.comp_jobs + st.decomp_jobs;
+            refused += st.refused;
+            devs.push_back({{"device", d}, {"online", k.iaa->online(d)},
+                            {"comp_jobs", st.comp_jobs}, {"decomp_jobs", st.decomp_jobs}, {"refused", st.refused},
+                            {"comp_engine_utilisation", st.comp_busy_s / (sim_end * ip.comp_engines)},
+                            {"decomp_engine_utilisation", st.decomp_busy_s / (sim_end * ip.decomp_engines)}});
+        }
+        dev["iaa"] = {{"jobs_submitted", submitted}, {"jobs_refused", refused},
+                      {"mean_queue_wait_us", k.iaa->jobs() ? 1e6 * k.iaa->queue_wait_s() / double(k.iaa->jobs()) : 0.0},
+                      {"queue_wait_hist", histogram(k.iaa->queue_waits())}, {"devices", devs}};
+    }
     json locks = json::array();
     for (auto& [name, st] : k.lock_stats())
         locks.push_back({{"lock", name}, {"acquisitions", st->acquisitions}, {"hold_s", st->hold_s},
