@@ -2,104 +2,320 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace swapsim::hw {
 
-Lock::Bin& Lock::bin(int64_t idx)
+namespace {
+constexpr float kFull = float(Lock::kBin * (1 - 1e-6));
+}  // namespace
+
+namespace {
+std::vector<void*>& free_blocks()
 {
-    Bin& b = bins_[size_t(idx % kBins)];
-    if (b.idx != idx) {
-        // A slot is reused only for a newer bin; a much older time falls into the current slot.
-        if (b.idx > idx)
-            return b;
-        if (b.idx > win_last_ - int64_t(kWindowBins) && b.idx <= win_last_) {
-            win_hold_ -= b.hold;   // the slot being recycled leaves the cached window
-            win_hold2_ -= b.hold2;
-        }
-        b = Bin{idx, 0, 0};
+    static std::vector<void*> f;
+    return f;
+}
+}  // namespace
+
+Lock::Block* Lock::get_block(int64_t id)
+{
+    auto& f = free_blocks();
+    Block* b;
+    if (f.empty()) {
+        static size_t n = 0;
+        if ((++n & (n - 1)) == 0 && getenv("SWAPSIM_DEBUG_LOCK"))
+            fprintf(stderr, "lock blocks allocated: %zu\n", n);
+        b = new Block;
+    } else {
+        b = static_cast<Block*>(f.back());
+        f.pop_back();
     }
+    b->id = id;
+    for (Bin& x : b->bins)
+        x = Bin{};
     return b;
 }
 
-void Lock::window(double t, double* hold, double* hold2)
+void Lock::put_block(Block* b)
 {
-    int64_t last = int64_t(std::floor(t / kBin));
-    auto add_bin = [&](int64_t i, double sign) {
-        const Bin& b = bins_[size_t(((i % kBins) + kBins) % kBins)];
-        if (b.idx == i) {
-            win_hold_ += sign * b.hold;
-            win_hold2_ += sign * b.hold2;
+    free_blocks().push_back(b);
+}
+
+void Lock::release_all()
+{
+    for (Block*& b : ring_)
+        if (b) {
+            put_block(b);
+            b = nullptr;
         }
-    };
-    if (last != win_last_) {
-        if (win_last_ != INT64_MIN && last > win_last_ && last - win_last_ < int64_t(kWindowBins)) {
-            // Slide the cached window forward.
-            for (int64_t i = win_last_ + 1; i <= last; i++) {
-                add_bin(i, 1);
-                add_bin(i - int64_t(kWindowBins), -1);
+}
+
+Lock::~Lock() { release_all(); }
+
+Lock& Lock::operator=(const Lock& o)
+{
+    if (this != &o) {
+        release_all();
+        handoff_ = o.handoff_;
+        st_ = o.st_;
+        floor_ = INT64_MIN;
+        iv_.clear();
+        latest_ = 0;
+    }
+    return *this;
+}
+
+Lock::Lock(Lock&& o) noexcept
+    : handoff_(o.handoff_), st_(o.st_), ring_(std::move(o.ring_)), floor_(o.floor_), iv_(std::move(o.iv_)),
+      latest_(o.latest_)
+{
+    o.ring_.clear();
+}
+
+Lock& Lock::operator=(Lock&& o) noexcept
+{
+    if (this != &o) {
+        release_all();
+        handoff_ = o.handoff_;
+        st_ = o.st_;
+        ring_ = std::move(o.ring_);
+        floor_ = o.floor_;
+        iv_ = std::move(o.iv_);
+        latest_ = o.latest_;
+        o.ring_.clear();
+    }
+    return *this;
+}
+
+size_t Lock::blocks() const
+{
+    size_t n = 0;
+    for (const Block* b : ring_)
+        n += b != nullptr;
+    return n;
+}
+
+Lock::Bin* Lock::find(int64_t b)
+{
+    if (ring_.empty())
+        return nullptr;
+    int64_t id = b >> kBlockShift;
+    Block* blk = ring_[size_t(id & (kRing - 1))];
+    return blk && blk->id == id ? &blk->bins[b & ((1 << kBlockShift) - 1)] : nullptr;
+}
+
+Lock::Bin& Lock::at(int64_t b)
+{
+    if (ring_.empty())
+        ring_.assign(size_t(kRing), nullptr);
+    int64_t id = b >> kBlockShift;
+    Block*& blk = ring_[size_t(id & (kRing - 1))];
+    if (!blk || blk->id != id) {
+        // A new block: recycle every block more than the ring's span behind it.
+        for (Block*& old : ring_)
+            if (old && old->id <= id - kRing) {
+                put_block(old);
+                old = nullptr;
             }
-        } else {
-            win_hold_ = win_hold2_ = 0;
-            for (int64_t i = last - int64_t(kWindowBins) + 1; i <= last; i++)
-                add_bin(i, 1);
+        if (blk)   // a block of the same slot that is still in the span (a far-ahead booking)
+            put_block(blk);
+        blk = get_block(id);
+    }
+    return blk->bins[b & ((1 << kBlockShift) - 1)];
+}
+
+void Lock::prune(double now)
+{
+    // Intervals: drop those that ended. Bins: recycle blocks before the one holding `now`;
+    // a lock left with no block goes back to the interval list.
+    size_t drop = 0;
+    while (drop < iv_.size() && iv_[drop].second < now)
+        drop++;
+    if (drop)
+        iv_.erase(iv_.begin(), iv_.begin() + long(drop));
+    if (ring_.empty())
+        return;
+    int64_t id = int64_t(std::floor(now / kBin)) >> kBlockShift;
+    floor_ = std::max(floor_, id << kBlockShift);
+    bool any = false;
+    for (Block*& b : ring_) {
+        if (b && b->id < id) {
+            put_block(b);
+            b = nullptr;
         }
-        win_last_ = last;
+        any = any || b;
     }
-    *hold = std::max(0.0, win_hold_);
-    *hold2 = std::max(0.0, win_hold2_);
+    if (!any) {
+        ring_.clear();
+        ring_.shrink_to_fit();
+        floor_ = INT64_MIN;
+    }
 }
 
-double Lock::rho(double t) const
+int64_t Lock::find_room(int64_t b)
 {
-    Lock copy = *this;
-    double h, h2;
-    copy.window(t, &h, &h2);
-    return std::min(kMaxRho, h / (kWindowBins * kBin));
+    // Follow skip offsets over full bins, then compress the path.
+    int64_t cur = b;
+    for (Bin* x = find(cur); x && x->used >= kFull; x = find(cur))
+        cur += std::max<int32_t>(1, x->skip);
+    for (int64_t x = b; x < cur;) {
+        Bin& bx = at(x);
+        int64_t next = x + std::max<int32_t>(1, bx.skip);
+        bx.skip = int32_t(std::min<int64_t>(cur - x, INT32_MAX));
+        x = next;
+    }
+    return cur;
 }
 
-unsigned Lock::users(double t, int cpu)
-{
-    int64_t period = int64_t(std::floor(t / (kWindowBins * kBin)));
-    if (period > period_) {
-        seen_prev_ = period == period_ + 1 ? seen_cur_ : std::bitset<kMaxCpus>();
-        seen_cur_.reset();
-        period_ = period;
-        nusers_ = unsigned(seen_prev_.count());
-    }
-    size_t bit = size_t(cpu % kMaxCpus);
-    if (!seen_cur_.test(bit)) {
-        seen_cur_.set(bit);
-        if (!seen_prev_.test(bit))
-            nusers_++;
-    }
-    return nusers_;
-}
+namespace {
+constexpr double kKeep = 4e-3;         // seconds of intervals a lock keeps behind its latest
+constexpr size_t kMaxIntervals = 256;  // beyond this, the lock switches to bins
+}  // namespace
 
-double Lock::acquire(double t, int cpu, double hold, unsigned n)
+// The hold starts at the first idle gap at or after t long enough for it (among the next 16
+// busy intervals; past them, after the last one).
+double Lock::acquire_interval(double t, double hold)
 {
-    if (n == 0)
-        return 0;
-    double h, h2;
-    window(t, &h, &h2);
-    double span = kWindowBins * kBin;
-    double r = std::min(kMaxRho, h / span);
-    unsigned nu = users(t, cpu);
-    double others = nu > 1 ? double(nu - 1) / nu : 0.0;
-    double wait = others * ((h2 / span) / (2 * (1 - r)) + r * handoff_);
-    int64_t bi = int64_t(std::floor(t / kBin));
-    Bin& b = bin(bi);
-    if (b.idx == bi) {
-        b.hold += hold * n;
-        b.hold2 += hold * hold * n;
-        if (bi > win_last_ - int64_t(kWindowBins) && bi <= win_last_) {
-            win_hold_ += hold * n;
-            win_hold2_ += hold * hold * n;
+    latest_ = std::max(latest_, t);
+    size_t drop = 0;
+    while (drop < iv_.size() && iv_[drop].second < latest_ - kKeep)
+        drop++;
+    if (drop)
+        iv_.erase(iv_.begin(), iv_.begin() + long(drop));
+    auto it = std::upper_bound(iv_.begin(), iv_.end(), t,
+                               [](double v, const std::pair<double, double>& p) { return v < p.first; });
+    double start = t;
+    if (it != iv_.begin() && std::prev(it)->second > start)
+        start = std::prev(it)->second;
+    int steps = 0;
+    for (auto j = it; j != iv_.end(); ++j) {
+        if (j->first >= start + hold)
+            break;
+        start = std::max(start, j->second);
+        if (++steps == 16) {
+            start = std::max(start, iv_.back().second);
+            break;
         }
     }
-    st_.acquisitions += n;
-    st_.hold_s += hold * n;
-    st_.spin_s += wait * n;
-    return wait * n;
+    double h = hold;
+    if (start > t + 1e-12) {
+        h += handoff_;
+        st_.contended++;
+    }
+    // Insert [start, start + h), merged with touching neighbours.
+    double a = start, z = start + h;
+    auto pos = std::lower_bound(iv_.begin(), iv_.end(), a,
+                                [](const std::pair<double, double>& p, double v) { return p.first < v; });
+    if (pos != iv_.begin() && std::prev(pos)->second >= a) {
+        --pos;
+        a = pos->first;
+    }
+    auto stop = pos;
+    while (stop != iv_.end() && stop->first <= z) {
+        z = std::max(z, stop->second);
+        ++stop;
+    }
+    if (stop == pos) {
+        iv_.insert(pos, {a, z});
+    } else {
+        *pos = {a, z};
+        iv_.erase(pos + 1, stop);
+    }
+    double spin = start - t;
+    st_.acquisitions++;
+    st_.hold_s += h;
+    st_.spin_s += spin;
+    if (iv_.size() > kMaxIntervals)
+        to_bins();
+    return spin + h;
+}
+
+// Switch to capacity bins: book the kept intervals into them.
+void Lock::to_bins()
+{
+    auto ivs = std::move(iv_);
+    iv_.clear();
+    ring_.assign(size_t(kRing), nullptr);
+    for (auto [a, z] : ivs) {
+        int64_t first = int64_t(std::floor(a / kBin)), last = int64_t(std::floor(z / kBin));
+        for (int64_t b = first; b <= last; b++) {
+            double bs = double(b) * kBin;
+            double take = std::min(z, bs + kBin) - std::max(a, bs);
+            if (take <= 0)
+                continue;
+            Bin& bin = at(b);
+            bin.used = float(std::min(double(kBin), double(bin.used) + take));
+        }
+    }
+}
+
+double Lock::acquire_one(double t, double hold)
+{
+    if (ring_.empty())
+        return acquire_interval(t, hold);
+    int64_t b = int64_t(std::floor(t / kBin));
+    if (b < floor_) {   // before what was pruned: it happens at the oldest kept time
+        b = floor_;
+        t = double(b) * kBin;
+    }
+    // Where would the hold begin? Contended acquisitions also pay the cache-line handoff.
+    int64_t r = find_room(b);
+    Bin* rb = find(r);
+    double start = std::max(t, double(r) * kBin + (rb ? double(rb->used) : 0.0));
+    double h = hold;
+    if (start > t + 1e-12) {
+        h += handoff_;
+        st_.contended++;
+    }
+    // Book h as capacity: each bin takes at most kBin of hold time, in arrival order from its
+    // start; the hold spills into the next bins with room.
+    double left = h, pos = start;
+    int64_t cur = r;
+    while (left > 0) {
+        cur = find_room(cur);
+        Bin& bin = at(cur);
+        double bs = double(cur) * kBin;
+        double from = std::max(pos, bs + double(bin.used));
+        double take = std::min({left, bs + kBin - from, kBin - double(bin.used)});
+        if (take <= 0) {
+            bin.used = float(kBin);
+            cur++;
+            continue;
+        }
+        bin.used = float(double(bin.used) + take);
+        left -= take;
+        pos = from + take;
+        if (left > 0)
+            cur++;
+    }
+    double spin = start - t;
+    st_.acquisitions++;
+    st_.hold_s += h;
+    st_.spin_s += spin;
+    return spin + h;
+}
+
+double Lock::acquire(double t, double hold, unsigned n, double spacing)
+{
+    double busy = 0;
+    for (unsigned k = 0; k < n; k++) {
+        double d = acquire_one(t, hold);
+        busy += d;
+        t += d + spacing;
+    }
+    return busy;
+}
+
+double Lock::load(double from, double to)
+{
+    int64_t a = int64_t(std::floor(from / kBin)), z = int64_t(std::ceil(to / kBin));
+    double sum = 0;
+    for (int64_t b = a; b < z; b++)
+        if (Bin* x = find(b))
+            sum += double(x->used);
+    return sum / (to - from);
 }
 
 }  // namespace swapsim::hw

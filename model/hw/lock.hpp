@@ -1,67 +1,84 @@
-// A contended kernel spinlock (qspinlock) as a mean-field queue.
+// A contended kernel spinlock (qspinlock) as a reservation timeline.
 //
-// Models: the expected spin of one acquisition from the lock's recent load: an M/G/1 wait
-// (Pollaczek-Khinchine) W = (sum of hold^2 per second) / (2 (1 - rho)), rho = hold time per
-// second over the last `window`, plus a cache-line handoff paid with probability rho. As in
-// mean-value analysis of a closed system, an arriving CPU sees the others' load only: the
-// load terms are scaled by (N-1)/N, N the CPUs that took the lock recently (one CPU alone
-// never waits for itself). Spinning keeps the CPU busy (sys time).
-// Granularity: acquisitions are recorded in time bins at the time they happen (a reclaim
-// pass records its future acquisitions when it is planned); waits are expectations, not a
-// per-acquisition queue. Leaves out: who waits behind whom, NUMA-unfair handoff.
+// Models: the lock is a single server. Time is cut into bins of `kBin`; each bin can hold at
+// most kBin of hold time. An acquisition at time t takes its hold from the first bins at or
+// after t that still have room (FIFO within a bin, in the order the acquisitions are made);
+// its spin is the time from t until its hold begins. A saturated lock fills every bin, so the
+// CPUs using it are held to one hold time per acquisition between them: throughput 1/hold,
+// waits growing with the number of spinners. A contended acquisition also pays a cache-line
+// handoff inside its hold. Spinning keeps the CPU busy (sys time).
+// Granularity: a lightly used lock keeps its busy intervals of the last 4 ms exactly (the
+// hold starts at the first idle gap); once it holds more than 256 intervals it switches to
+// bins of 0.25 us in blocks of 64 us, keeping 16 ms of blocks. Acquisitions a task plans
+// ahead of the engine's clock (a reclaim pass) take their place in the future.
+// Leaves out: NUMA-unfair handoff, the MCS queue's exact order within a bin.
 #pragma once
 
-#include <bitset>
+#include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace swapsim::hw {
 
 struct LockStats {
     uint64_t acquisitions = 0;
+    uint64_t contended = 0;
     double hold_s = 0;   // total hold time
-    double spin_s = 0;   // total expected spin time
+    double spin_s = 0;   // total spin time
 };
 
 class Lock {
 public:
-    static constexpr double kBin = 25e-6;        // bin width
-    static constexpr unsigned kBins = 64;       // ring covering 1.6 ms
-    static constexpr unsigned kWindowBins = 20; // load window: 500 us
-    static constexpr double kMaxRho = 0.98;
+    static constexpr double kBin = 0.25e-6;
 
-    explicit Lock(double handoff_s = 0) : handoff_(handoff_s), bins_(kBins) {}
+    explicit Lock(double handoff_s = 0) : handoff_(handoff_s) {}
 
-    static constexpr int kMaxCpus = 1024;
-
-    // `n` acquisitions by `cpu` at time `t`, each holding `hold` seconds. Returns the expected
-    // total spin (seconds) the caller burns for them, and records their hold as load.
-    double acquire(double t, int cpu, double hold, unsigned n = 1);
-    double rho(double t) const;   // load over the window ending at t
+    // `n` acquisitions, the first at t, each later one `spacing` after the previous hold
+    // ended (the caller's work between them), each holding `hold`. Returns the time the
+    // caller spends in them: spins plus holds (not the spacing).
+    double acquire(double t, double hold, unsigned n = 1, double spacing = 0);
     const LockStats& stats() const { return st_; }
     void set_handoff(double s) { handoff_ = s; }
+    double load(double from, double to);   // fraction of [from, to) booked (tests)
+    // Free the bins that end before `now` (no acquisition can come earlier any more).
+    void prune(double now);
+    size_t blocks() const;
+    bool idle() const { return iv_.empty() && ring_.empty(); }
+    bool swept = false;   // on the owner's list of locks to prune
+
+    ~Lock();
+    Lock(const Lock& o) : handoff_(o.handoff_), st_(o.st_) {}   // copies the settings, not the bookings
+    Lock& operator=(const Lock& o);
+    Lock(Lock&& o) noexcept;
+    Lock& operator=(Lock&& o) noexcept;
 
 private:
     struct Bin {
-        int64_t idx = -1;   // absolute bin number this slot holds
-        double hold = 0, hold2 = 0;
+        float used = 0;    // seconds booked in this bin
+        int32_t skip = 0;  // full bin: distance to a later bin that had room
     };
-    Bin& bin(int64_t idx);
-    void window(double t, double* hold, double* hold2);
-
-    unsigned users(double t, int cpu);
+    static constexpr int kBlockShift = 8;    // 256 bins (64 us) per block
+    static constexpr int64_t kRing = 256;    // blocks kept per lock: 16 ms
+    struct Block {
+        int64_t id;
+        Bin bins[1 << kBlockShift];
+    };
+    static Block* get_block(int64_t id);      // from a process-wide free list
+    static void put_block(Block* b);
+    void release_all();
+    double acquire_one(double t, double hold);
+    double acquire_interval(double t, double hold);
+    void to_bins();
+    Bin* find(int64_t b);            // nullptr: an empty bin that was never booked
+    Bin& at(int64_t b);              // materialise
+    int64_t find_room(int64_t b);   // first bin >= b with room (path-compressed)
 
     double handoff_;
-    std::vector<Bin> bins_;
     LockStats st_;
-    // Cached window sums for the window ending at bin `win_last_`.
-    int64_t win_last_ = INT64_MIN;
-    double win_hold_ = 0, win_hold2_ = 0;
-    // CPUs seen in the current and the previous window period, and how many in their union.
-    std::bitset<kMaxCpus> seen_cur_, seen_prev_;
-    int64_t period_ = -1;
-    unsigned nusers_ = 0;
+    std::vector<Block*> ring_;        // bin mode: block id % kRing -> block
+    int64_t floor_ = INT64_MIN;       // bins before this were pruned
+    std::vector<std::pair<double, double>> iv_;   // interval mode: busy [start, end), sorted
+    double latest_ = 0;
 };
 
 }  // namespace swapsim::hw

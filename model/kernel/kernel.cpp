@@ -31,12 +31,15 @@ void Ctx::mem(double bytes, double rate, bool in_kernel)
         pending_mem_sys_s_ += s;
 }
 
-void Ctx::lock(hw::Lock& l, double hold, unsigned n)
+void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing)
 {
     if (n == 0)
         return;
-    double spin = l.acquire(now(), task.cpu, hold, n);
-    sys(spin + hold * n);
+    sys(l.acquire(now(), hold, n, spacing));
+    if (!l.swept) {   // remember it for Kernel::prune_devices
+        l.swept = true;
+        k.busy_locks_.push_back(&l);
+    }
 }
 
 void Ctx::flush()
@@ -168,6 +171,20 @@ void Kernel::prune_devices(double now)
         ssd->prune(now);
     if (iaa)
         iaa->prune(now);
+    // Locks: every 10 ms is enough to keep idle ones small.
+    if (now < locks_pruned_at_ + 10e-3)
+        return;
+    locks_pruned_at_ = now;
+    size_t keep = 0;
+    for (hw::Lock* l : busy_locks_) {
+        l->prune(now);
+        if (l->idle())
+            l->swept = false;
+        else
+            busy_locks_[keep++] = l;
+    }
+    busy_locks_.resize(keep);
+
 }
 
 // ---------------------------------------------------------------- setup
@@ -289,6 +306,7 @@ std::vector<std::pair<std::string, const hw::LockStats*>> Kernel::lock_stats() c
         for (auto& l : locks) {
             const hw::LockStats& s = lock_of(l).stats();
             acc.acquisitions += s.acquisitions;
+            acc.contended += s.contended;
             acc.hold_s += s.hold_s;
             acc.spin_s += s.spin_s;
         }
@@ -302,6 +320,7 @@ std::vector<std::pair<std::string, const hw::LockStats*>> Kernel::lock_stats() c
     sum_into("zswap tree xa_lock", zswap_tree_locks_, agg_[5]);
     sum_into("si->lock / swap cluster lock", cluster_locks_, agg_[6]);
     agg_[6].acquisitions += si_lock_.stats().acquisitions;
+    agg_[6].contended += si_lock_.stats().contended;
     agg_[6].hold_s += si_lock_.stats().hold_s;
     agg_[6].spin_s += si_lock_.stats().spin_s;
     out.emplace_back("memcg page_counter", &page_counter_.stats());

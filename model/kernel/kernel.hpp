@@ -100,8 +100,9 @@ public:
     void user(double s) { pending_ += s; pending_user_ += s; }
     // Memory-bound work (clearing, the write loop): `bytes` at `rate` bytes/s per core.
     void mem(double bytes, double rate, bool in_kernel);
-    // `n` acquisitions of a contended spinlock held `hold` each: spin + hold as sys time.
-    void lock(hw::Lock& l, double hold, unsigned n = 1);
+    // `n` acquisitions of a spinlock held `hold` each, `spacing` of other work between them
+    // (accounted by the caller): spin + hold as sys time.
+    void lock(hw::Lock& l, double hold, unsigned n = 1, double spacing = 0);
     void flush();                        // run the accumulated CPU time on the task's CPU
     void block_until(double t);          // flush, then sleep (off CPU) until t
     Clock& clock() { return clk_; }
@@ -270,7 +271,8 @@ private:
     std::unordered_map<uint32_t, hw::Lock> swap_cache_locks_, zswap_tree_locks_, cluster_locks_;
     std::priority_queue<WbDone, std::vector<WbDone>, std::greater<WbDone>> wb_done_;
     uint64_t zswap_max_pages_ = 0;
-    double pruned_at_ = 0;
+    double pruned_at_ = 0, locks_pruned_at_ = 0;
+    std::vector<hw::Lock*> busy_locks_;   // locks with bookings, pruned every 10 ms
     bool zswap_full_ = false;
 };
 

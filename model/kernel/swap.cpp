@@ -68,10 +68,15 @@ void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
         // zswap_invalidate of each freed slot: xa_erase, zs_free, list_lru_del, uncharge.
         unsigned n = pending_invalidate_;
         pending_invalidate_ = 0;
-        c.sys(k.zswap_store_page * n);
-        c.lock(zswap_tree_lock(off), k.zswap_tree_hold, n);
-        c.lock(zs_class_lock_[zpool.class_index(std::max<unsigned>(cfg_.comp.comp_len, 1))], k.zs_class_hold, n);
-        c.lock(list_lru_lock_[size_t(node_of_cpu(c.task.cpu))], k.list_lru_hold, n);
+        hw::Lock& tree = zswap_tree_lock(off);
+        hw::Lock& cls = zs_class_lock_[zpool.class_index(std::max<unsigned>(cfg_.comp.comp_len, 1))];
+        hw::Lock& lru = list_lru_lock_[size_t(node_of_cpu(c.task.cpu))];
+        for (unsigned i = 0; i < n; i++) {
+            c.sys(k.zswap_store_page);
+            c.lock(tree, k.zswap_tree_hold);
+            c.lock(cls, k.zs_class_hold);
+            c.lock(lru, k.list_lru_hold);
+        }
     }
 }
 
@@ -189,11 +194,12 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
         return false;
     }
     unsigned cls = zpool.class_index(len);
-    c.sys((k.zswap_store_page + double(len) / k.zs_copy_bw) * nr);
-    c.lock(zs_class_lock_[cls], k.zs_class_hold, nr);
-    c.lock(zswap_tree_lock(fo.swap), k.zswap_tree_hold, nr);
-    c.lock(list_lru_lock_[fo.nid], k.list_lru_hold, nr);
-    for (unsigned i = 0; i < nr; i++) {
+    hw::Lock& tree = zswap_tree_lock(fo.swap);
+    for (unsigned i = 0; i < nr; i++) {   // zswap_store_page
+        c.sys(k.zswap_store_page + double(len) / k.zs_copy_bw);
+        c.lock(zs_class_lock_[cls], k.zs_class_hold);   // zs_malloc
+        c.lock(tree, k.zswap_tree_hold);                 // xa_store
+        c.lock(list_lru_lock_[fo.nid], k.list_lru_hold); // zswap_lru_add
         zpool.zs_malloc(len);
         swap->zswap_len(fo.swap + i) = uint16_t(len);
     }

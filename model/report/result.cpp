@@ -178,8 +178,8 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     }
     json locks = json::array();
     for (auto& [name, st] : k.lock_stats())
-        locks.push_back({{"lock", name}, {"acquisitions", st->acquisitions}, {"hold_s", st->hold_s},
-                         {"spin_s", st->spin_s}});
+        locks.push_back({{"lock", name}, {"acquisitions", st->acquisitions}, {"contended", st->contended},
+                         {"hold_s", st->hold_s}, {"spin_s", st->spin_s}});
     r["locks"] = locks;
     r["effective_config"] = cfg.effective();
 

@@ -65,10 +65,9 @@ struct Table {
 // The costs `swapsim calibrate` frees by default: the few that decide sys time and
 // throughput in the seed tables and that no data sheet gives.
 const char* const kFitDefault[] = {
-    "cost.cpu.smt_yield", "cost.fault.base", "cost.reclaim.round", "cost.rmap.walk",
-    "cost.tlb.shootdown_ns", "cost.zswap.store_page", "cost.zsmalloc.class_hold",
-    "cost.lock.handoff_ns", "cost.folio.free", "cost.zone.lock_hold_buddy",
-    "cost.compress.zstd.usemem_comp", "swap.ssd.write_bw",
+    "cost.cpu.smt_yield", "cost.reclaim.round", "cost.rmap.walk", "cost.tlb.shootdown_ns",
+    "cost.zswap.store_page", "cost.zsmalloc.class_hold", "cost.list_lru.hold", "cost.lock.handoff_ns",
+    "cost.folio.free", "cost.zone.lock_hold_buddy", "cost.iaa.fixed.comp_base_ns",
 };
 
 Registry build()
