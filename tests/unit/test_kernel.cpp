@@ -248,3 +248,81 @@ TEST_CASE("exit_mmap frees folios, slots and zswap entries and uncharges everyth
     CHECK(w.k.memcg.memory.usage == w.k.memcg.stock_pages() + w.k.memcg.kmem_pages);
     CHECK(w.k.check_invariants() == "");
 }
+
+TEST_CASE("memory.max: the charging task reclaims and usage never exceeds the limit", "[kernel]")
+{
+    KConfig cfg = small_config();
+    cfg.mthp_orders = {4};
+    cfg.memcg_max = 512;   // 2 MiB
+    World w(cfg, 1024);    // 4 MiB written: ~700 pages go to zswap, a quarter of each stays charged
+    int64_t peak = 0;
+    {
+        Ctx c(w.k, w.task(), w.clk);
+        for (uint32_t p = 0; p < 1024; p += 16) {
+            w.k.handle_mm_fault(c, w.mm, w.vma, p, true);
+            peak = std::max(peak, w.k.memcg.memory.usage);
+            REQUIRE(w.k.check_invariants() == "");
+        }
+    }
+    CHECK(peak <= 512);
+    // zswap's charge in reclaim (PF_MEMALLOC) is forced past memory.max (try_charge_memcg's
+    // force path): at most one folio's compressed size, 16 x 1 KiB = 4 pages, and its batch.
+    CHECK(w.k.memcg.memory.watermark <= 512 + 16);
+    CHECK(w.k.memcg.events.max > 0);   // memory.events max
+    CHECK(w.k.memcg.events.high == 0);
+    // evicted * 3/4 = written - what stays charged (at most memory.max).
+    CHECK(double(w.k.vm[mm::ZSWPOUT]) * 0.75 >= 1024 - 512);
+}
+
+TEST_CASE("memory.max with zswap and no writeback: the compressed pool itself fills the cgroup", "[kernel]")
+{
+    KConfig cfg = small_config();
+    cfg.mthp_orders = {4};
+    cfg.memcg_max = 512;
+    World w(cfg, 4096);   // 16 MiB: 3 MiB of zswap charge would be needed; only 2 MiB fit
+    Ctx c(w.k, w.task(), w.clk);
+    CHECK_THROWS_WITH([&] {
+        for (uint32_t p = 0; p < 4096; p += 16)
+            w.k.handle_mm_fault(c, w.mm, w.vma, p, true);
+    }(), Catch::Contains("memcg OOM"));
+    CHECK(w.k.memcg.kmem_pages > 400);   // the zswap charge crowds out the folios
+    CHECK(w.k.memcg.events.oom == 1);
+}
+
+TEST_CASE("memory.max without swap: the charge fails after its retries (memcg OOM)", "[kernel]")
+{
+    KConfig cfg = small_config();
+    cfg.dev = SwapDev::None;
+    cfg.zswap = false;
+    cfg.memcg_max = 256;
+    World w(cfg, 1024);
+    Ctx c(w.k, w.task(), w.clk);
+    uint32_t p = 0;
+    CHECK_THROWS_WITH([&] {
+        for (; p < 1024; p++)
+            w.k.handle_mm_fault(c, w.mm, w.vma, p, true);
+    }(), Catch::Contains("memcg OOM"));
+    CHECK(p >= 192);   // the limit less the charge batch in stock
+    CHECK(p <= 256);
+    CHECK(w.k.memcg.events.oom == 1);
+    CHECK(w.k.memcg.memory.usage <= 256);
+}
+
+TEST_CASE("zswap pool limit: stores are rejected to the swap device until the pool shrinks below the accept threshold", "[kernel]")
+{
+    KConfig cfg = small_config();
+    cfg.mthp_orders = {4};
+    cfg.dram_pages = 1000;         // max_pool_percent 20: a pool of at most 200 pages
+    cfg.memcg_high = 256;
+    cfg.comp = {"test", 2048, 0, 0};
+    World w(cfg, 4096);
+    {
+        Ctx c(w.k, w.task(), w.clk);
+        w.write(c, 4096);
+    }
+    CHECK(w.k.zswap.pool_limit_hit > 0);
+    CHECK(w.k.zpool.pool_pages() <= 200 + 16);   // limits are checked once per folio
+    CHECK(w.k.vm[mm::PSWPOUT] > 0);               // rejected folios went to the (pmem) device
+    CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_SWPOUT] == w.k.vm[mm::PSWPOUT] / 16);
+    CHECK(w.k.check_invariants() == "");
+}
