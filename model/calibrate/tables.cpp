@@ -288,6 +288,18 @@ std::string fmt_pct(double x)
     return fmt::format("{:+.1f}%", 100 * x);
 }
 
+// Markdown table cell text: a '|' in a published label would split the cell.
+std::string md_cell(const std::string& s)
+{
+    std::string out;
+    for (char ch : s) {
+        if (ch == '|')
+            out += '\\';
+        out += ch;
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string render_table(const Table& t, const std::vector<Target>& targets, const std::map<std::string, json>& results,
@@ -304,16 +316,16 @@ std::string render_table(const Table& t, const std::vector<Target>& targets, con
     md += "Each cell: published / model (relative error). Columns without a scenario yet: published only.\n\n";
     md += "| metric |";
     for (const auto& l : t.column_labels)
-        md += " " + l + " |";
+        md += " " + md_cell(l) + " |";
     for (const auto& ch : t.changes)
-        md += " " + (ch.label.empty() ? ch.key : ch.label) + " (published / model) |";
+        md += " " + md_cell(ch.label.empty() ? ch.key : ch.label) + " (published / model) |";
     md += "\n|---|";
     for (size_t i = 0; i < t.columns.size() + t.changes.size(); i++)
         md += "---|";
     md += "\n";
     for (size_t r = 0; r < t.metrics.size(); r++) {
         const std::string& m = t.metrics[r];
-        md += "| " + t.labels[r] + " |";
+        md += "| " + md_cell(t.labels[r]) + " |";
         for (size_t c = 0; c < t.columns.size(); c++) {
             std::optional<double> pub = t.values[r][c];
             std::string cell = pub ? fmt_value(m, *pub) : "n/a";
@@ -359,7 +371,7 @@ std::string render_table(const Table& t, const std::vector<Target>& targets, con
         if (it == col_result.end())
             continue;
         const json& d = (*it->second)["distribution"]["throughput_kbps"];
-        md += fmt::format("| {} | {} | {} | {} | {} | {:.3f} |\n", t.column_labels[c],
+        md += fmt::format("| {} | {} | {} | {} | {} | {:.3f} |\n", md_cell(t.column_labels[c]),
                           report::format_number(d["min"].get<double>(), report::Row::Count),
                           report::format_number(d["median"].get<double>(), report::Row::Count),
                           report::format_number(d["max"].get<double>(), report::Row::Count),

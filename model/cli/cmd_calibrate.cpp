@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -21,6 +22,7 @@
 #include <nlopt.hpp>
 
 #include "calibrate/tables.hpp"
+#include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "report/result.hpp"
 #include "scenario/registry.hpp"
@@ -45,17 +47,6 @@ void usage(FILE* f)
         "cells, then reports the error on the validation tables. TABLE is a table id of the targets\n"
         "file (e.g. zswap-mthp-v7/case1-64k). The output holds the fitted values, the training and\n"
         "validation error per metric, the iterations and this command line; it is a --params file.\n");
-}
-
-std::vector<std::string> split_list(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string x;
-    while (std::getline(ss, x, ','))
-        if (!x.empty())
-            out.push_back(x);
-    return out;
 }
 
 std::string key_of(const std::vector<double>& v)
@@ -170,7 +161,7 @@ int cmd_calibrate(int argc, char** argv)
     int max_evals = 150;
     bool resume = false;
     Calib cb;
-    cb.jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+    cb.jobs = default_jobs();
     std::string command = "swapsim";
     for (int i = 0; i < argc; i++)
         command += std::string(" ") + (i ? argv[i] : "calibrate");
@@ -204,9 +195,9 @@ int cmd_calibrate(int argc, char** argv)
             } else if (a == "--weights") {
                 weights_arg = need();
             } else if (a == "--max-evals") {
-                max_evals = std::stoi(need());
+                max_evals = int_arg(a, need(), 1, 100000);
             } else if (a == "-j") {
-                cb.jobs = std::stoi(need());
+                cb.jobs = int_arg(a, need(), 1, 256);
             } else if (a == "--resume") {
                 resume = true;
                 list = nullptr;
@@ -236,11 +227,16 @@ int cmd_calibrate(int argc, char** argv)
                 throw std::invalid_argument("--free " + n + ": not a fitted model cost (see swapsim params)");
             cb.free.push_back(d);
         }
-        for (const auto& kv : split_list(weights_arg)) {
+        for (const auto& kv : split(weights_arg, ',')) {
             auto eq = kv.find('=');
             if (eq == std::string::npos)
                 throw std::invalid_argument("--weights: expected metric=weight, got '" + kv + "'");
-            cb.weights[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
+            std::string w = kv.substr(eq + 1);
+            char* end = nullptr;
+            double x = std::strtod(w.c_str(), &end);
+            if (w.empty() || *end || !(x >= 0) || !std::isfinite(x))
+                throw std::invalid_argument("--weights: expected a weight >= 0 for " + kv.substr(0, eq) + ", got '" + w + "'");
+            cb.weights[kv.substr(0, eq)] = x;
         }
         auto all = calibrate::load_targets(targets_path);
         cb.tables = calibrate::load_tables(published);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/tables.hpp"
+#include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "report/result.hpp"
 
@@ -44,7 +45,7 @@ int cmd_compare(int argc, char** argv)
     std::string targets_path = "calibration/targets.json", published = "calibration/published/seed-tables.json";
     std::string results_dir = "results";
     bool all = false, as_json = false, write = true;
-    int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+    int jobs = default_jobs();
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         auto need = [&]() -> std::string {
@@ -68,7 +69,7 @@ int cmd_compare(int argc, char** argv)
             } else if (a == "--no-builtin-params") {
                 run_args.push_back(a);
             } else if (a == "-j") {
-                jobs = std::stoi(need());
+                jobs = int_arg(a, need(), 1, 256);
             } else if (a == "--targets") {
                 targets_path = need();
             } else if (a == "--published") {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/tables.hpp"
+#include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "report/result.hpp"
 
@@ -32,16 +33,6 @@ void usage(FILE* f)
         "Runs SCENARIO at every point of the grid of --vary values (one child process each, N at a\n"
         "time) and prints a table: one row per point, one column per --show value. --show takes\n"
         "metric names or dotted paths into result.json (default: throughput_kbps,elapsed_s,sys_s).\n");
-}
-
-std::vector<std::string> split(const std::string& s, char sep)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string x;
-    while (std::getline(ss, x, sep))
-        out.push_back(x);
-    return out;
 }
 
 std::optional<double> lookup(const json& r, const std::string& path)
@@ -64,7 +55,7 @@ int cmd_sweep(int argc, char** argv)
     std::string scenario;
     std::vector<std::pair<std::string, std::vector<std::string>>> vary;
     std::vector<std::string> show = {"throughput_kbps", "elapsed_s", "sys_s"}, base_args;
-    int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+    int jobs = default_jobs();
     bool as_json = false;
     try {
         for (int i = 1; i < argc; i++) {
@@ -89,7 +80,7 @@ int cmd_sweep(int argc, char** argv)
                 base_args.push_back(a);
                 base_args.push_back(need());
             } else if (a == "-j") {
-                jobs = std::stoi(need());
+                jobs = int_arg(a, need(), 1, 256);
             } else if (a == "--json") {
                 as_json = true;
             } else if (!a.empty() && a[0] == '-') {

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 namespace swapsim::hw {
 
@@ -24,9 +22,6 @@ Lock::Block* Lock::get_block(int64_t id)
     auto& f = free_blocks();
     Block* b;
     if (f.empty()) {
-        static size_t n = 0;
-        if ((++n & (n - 1)) == 0 && getenv("SWAPSIM_DEBUG_LOCK"))
-            fprintf(stderr, "lock blocks allocated: %zu\n", n);
         b = new Block;
     } else {
         b = static_cast<Block*>(f.back());

@@ -1,0 +1,108 @@
+// The comparison layer of `swapsim compare` / `calibrate`: cells, errors, change signs,
+// summary statistics and the markdown table, on a hand-made two-column table.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "calibrate/tables.hpp"
+
+using namespace swapsim::calibrate;
+using nlohmann::json;
+
+namespace {
+
+Table two_columns()
+{
+    Table t;
+    t.id = "demo/t";
+    t.title = "demo";
+    t.columns = {"base", "new"};
+    t.column_labels = {"mm-unstable | zstd", "patched | zstd"};
+    t.metrics = {"throughput_kbps", "sys_s", "zswpout"};
+    t.labels = {"Throughput (KB/s)", "sys time (sec)", "zswpout"};
+    t.values = {{100.0, 120.0}, {10.0, 8.0}, {1000.0, std::nullopt}};
+    t.changes = {{"chg", "Change | zstd", "new", "base"}};
+    t.published_change[{"throughput_kbps", "chg"}] = 20;
+    t.published_change[{"sys_s", "chg"}] = 20;
+    return t;
+}
+
+json result(double tp, double sys, double zswpout)
+{
+    json r;
+    r["metrics"] = {{"throughput_kbps", tp}, {"sys_s", sys}, {"zswpout", zswpout}};
+    r["distribution"]["throughput_kbps"] = {{"min", tp}, {"median", tp}, {"max", tp}, {"stdev", 0.0},
+                                            {"jain_fairness", 1.0}};
+    return r;
+}
+
+size_t count(const std::string& s, const std::string& what)
+{
+    size_t n = 0;
+    for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1))
+        n++;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("compare: relative error, improvement sign and per-size mTHP stats of disabled sizes")
+{
+    CHECK(*rel_error(200.0, 150.0) == Approx(-0.25));
+    CHECK(*rel_error(0.0, 0.0) == 0);
+    CHECK_FALSE(rel_error(0.0, 5.0));   // no relative error against a published zero
+    CHECK_FALSE(rel_error(std::nullopt, 5.0));
+    // Throughput: higher is better; times: lower is better.
+    CHECK(relative_improvement("throughput_kbps", 100, 120) == Approx(0.2));
+    CHECK(relative_improvement("sys_s", 10, 8) == Approx(0.2));
+    CHECK(relative_improvement("elapsed_s", 10, 12) == Approx(-0.2));
+    json r = result(1, 1, 1);
+    CHECK(*model_value(r, "zswpout_2048kB") == 0);   // size not enabled: the counter reads 0
+    CHECK_FALSE(model_value(r, "pgmajfault"));       // not reported: no value, not zero
+}
+
+TEST_CASE("compare: cells, MAPE and maximum error per table and metric")
+{
+    std::map<std::string, Table> tables = {{"demo/t", two_columns()}};
+    std::vector<Target> targets = {{"demo/t", "base", "b.json", {"throughput_kbps", "sys_s", "zswpout"}},
+                                   {"demo/t", "new", "n.json", {"throughput_kbps", "sys_s", "zswpout"}}};
+    std::map<std::string, json> results = {{"b.json", result(110, 10, 900)}, {"n.json", result(108, 10, 1)}};
+    auto cells = make_cells(targets, tables, results);
+    REQUIRE(cells.size() == 6);
+    json s = summarize(cells);
+    // throughput errors +10% and -10%; sys 0% and +25%; zswpout -10% (n/a cell skipped).
+    CHECK(s["per_metric"]["throughput_kbps"]["mape"].get<double>() == Approx(0.10));
+    CHECK(s["per_metric"]["sys_s"]["mape"].get<double>() == Approx(0.125));
+    CHECK(s["per_metric"]["sys_s"]["max_error"].get<double>() == Approx(0.25));
+    CHECK(s["per_metric"]["zswpout"]["cells"].get<int>() == 1);
+    CHECK(s["per_table"]["demo/t"]["(all)"]["cells"].get<int>() == 5);
+}
+
+TEST_CASE("compare: the markdown table keeps its columns and flags a change of the wrong sign")
+{
+    Table t = two_columns();
+    std::vector<Target> targets = {{"demo/t", "base", "b.json", {}}, {"demo/t", "new", "n.json", {}}};
+    // Model: throughput improves (+8%, sign right), sys gets worse (-25%, sign wrong).
+    std::map<std::string, json> results = {{"b.json", result(100, 8, 900)}, {"n.json", result(108, 10, 1)}};
+    int match = 0, total = 0;
+    std::string md = render_table(t, targets, results, &match, &total);
+    CHECK(total == 2);
+    CHECK(match == 1);
+    CHECK(count(md, "sign differs") == 1);
+    // Every row of the main table has 1 + 2 columns + 1 change column cells: 5 unescaped '|'.
+    auto row_pipes = [&](const std::string& starts) {
+        size_t p = md.find("\n" + starts);
+        REQUIRE(p != std::string::npos);
+        std::string line = md.substr(p + 1, md.find('\n', p + 1) - p - 1);
+        size_t n = 0;
+        for (size_t i = 0; i < line.size(); i++)
+            if (line[i] == '|' && (i == 0 || line[i - 1] != '\\'))
+                n++;
+        return n;
+    };
+    CHECK(row_pipes("| metric") == 5);
+    CHECK(row_pipes("|---") == 5);
+    CHECK(row_pipes("| Throughput") == 5);
+    CHECK(md.find("mm-unstable \\| zstd") != std::string::npos);
+}
