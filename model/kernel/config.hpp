@@ -97,6 +97,7 @@ struct Costs {
 struct KConfig {
     hw::Topology topo;
     double hz = 2.5e9;
+    double reclaim_slice = 1e-3;          // sim.reclaim_slice
     uint64_t dram_pages = 0;
     // memcg (pages; UINT64_MAX = max)
     uint64_t memcg_high = UINT64_MAX, memcg_max = UINT64_MAX, memcg_swap_max = UINT64_MAX;

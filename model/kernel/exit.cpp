@@ -5,7 +5,7 @@
 // of one cluster: the reference is dropped, the slot freed (through the per-CPU return cache
 // for order-0 entries), its zswap entry invalidated; a cached folio that is not under
 // writeback is reclaimed with it (__try_to_reclaim_swap).
-// Granularity: per folio and per run of swap entries.
+// Granularity: per folio and per run of swap entries; the time is run every sim.reclaim_slice.
 // Leaves out: page-table page freeing, the final TLB flush, mmap_lock.
 #include "kernel/kernel.hpp"
 
@@ -42,11 +42,15 @@ void Kernel::exit_mmap(Ctx& c, uint32_t mm_id)
 void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
 {
     const Costs& k = cfg_.c;
-    MmStruct& m = mms[mm_id];
     {
-        Vma& v = m.vmas[vma];
-        size_t n = v.pte.size();
+        size_t n = mms[mm_id].vmas[vma].pte.size();
         for (size_t i = 0; i < n;) {
+            // zap_pmd_range's cond_resched: run the planned time now and then (the refs are
+            // taken again after it, as other tasks ran).
+            if (c.planned() > cfg_.reclaim_slice)
+                c.flush();
+            MmStruct& m = mms[mm_id];
+            Vma& v = m.vmas[vma];
             pte_t p = v.pte[i];
             if (p == PTE_NONE) {
                 i++;
@@ -63,6 +67,10 @@ void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
                 m.rss_anon -= end - i;
                 i = end;
                 fo.clear(PG_mapped);
+                if (fo.test(PG_isolated)) {   // a reclaimer's reference outlives ours
+                    fo.set(PG_orphan);
+                    continue;
+                }
                 release_folio(c, f);
                 continue;
             }

@@ -35,6 +35,7 @@ void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing)
 {
     if (n == 0)
         return;
+    k.max_plan_ahead = std::max(k.max_plan_ahead, now() - clk_.now());
     sys(l.acquire(now(), hold, n, spacing));
     if (!l.swept) {   // remember it for Kernel::prune_devices
         l.swept = true;

@@ -96,6 +96,7 @@ public:
     Task& task;
 
     double now() const { return base_ + pending_ + pending_mem_s_; }   // planned time of the code now running
+    double planned() const { return pending_ + pending_mem_s_; }       // not yet run
     void sys(double s) { pending_ += s; pending_sys_ += s; }
     void user(double s) { pending_ += s; pending_user_ += s; }
     // Memory-bound work (clearing, the write loop): `bytes` at `rate` bytes/s per core.
@@ -178,6 +179,9 @@ public:
                  reject_large = 0, written_back = 0;
     } zswap;
 
+    // Longest a lock acquisition was planned ahead of the engine's clock: locks keep 4 ms of
+    // history, so the contention they report is exact only while this stays well below it.
+    double max_plan_ahead = 0;
     // Named locks with their contention statistics, for result.json.
     std::vector<std::pair<std::string, const hw::LockStats*>> lock_stats() const;
     // Page conservation and memcg accounting. Returns "" if consistent, else the first violation.

@@ -162,9 +162,12 @@ void Kernel::tlb_flush_dirty(Ctx& c, folio_t f)
 bool Kernel::zswap_store(Ctx& c, folio_t f)
 {
     const Costs& k = cfg_.c;
-    Folio& fo = folios[f];
-    unsigned nr = fo.nr_pages();
-    if (fo.order && !cfg_.zswap_large) {   // v6.12: "Large folios aren't supported"
+    // `folios` may grow while this runs (it runs its time in slices): keep what it needs.
+    const Folio& fo0 = folios[f];
+    const unsigned nr = fo0.nr_pages();
+    const swp_offset_t swap_off = fo0.swap;
+    const int nid = fo0.nid;
+    if (fo0.order && !cfg_.zswap_large) {   // v6.12: "Large folios aren't supported"
         zswap.reject_large++;
         return false;
     }
@@ -180,28 +183,32 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
     }
     c.sys(k.zswap_store_folio);
     unsigned len = cfg_.comp.comp_len;
-    // Per page: compress under the per-CPU acomp_ctx mutex (uncontended), then store.
-    if (cfg_.comp.hw) {
-        if (!iaa_compress_folio(c, nr)) {   // IAA_ERROR_COMP_BUF_OVERFLOW: zswap rejects
-            zswap.reject_compress_fail++;
-            return false;
-        }
-    } else {
-        c.sys(cfg_.comp.comp_s * nr);
+    // Per page: compress under the per-CPU acomp_ctx mutex (uncontended), then store. IAA
+    // compresses the folio's pages first (batched or one job at a time).
+    const bool sw = !cfg_.comp.hw;
+    if (!sw && !iaa_compress_folio(c, nr)) {   // IAA_ERROR_COMP_BUF_OVERFLOW: zswap rejects
+        zswap.reject_compress_fail++;
+        return false;
     }
-    if (len >= PAGE_SIZE) {   // v6.12: reject_compress_poor, the whole folio goes to swap
+    if (len >= PAGE_SIZE) {   // v6.12: reject_compress_poor at the first page, the folio goes to swap
+        if (sw)
+            c.sys(cfg_.comp.comp_s);
         zswap.reject_compress_poor++;
         return false;
     }
     unsigned cls = zpool.class_index(len);
-    hw::Lock& tree = zswap_tree_lock(fo.swap);
+    hw::Lock& tree = zswap_tree_lock(swap_off);
     for (unsigned i = 0; i < nr; i++) {   // zswap_store_page
+        if (c.planned() > cfg_.reclaim_slice)   // a large folio's pages take a while: run them
+            c.flush();
+        if (sw)
+            c.sys(cfg_.comp.comp_s);
         c.sys(k.zswap_store_page + double(len) / k.zs_copy_bw);
         c.lock(zs_class_lock_[cls], k.zs_class_hold);   // zs_malloc
         c.lock(tree, k.zswap_tree_hold);                 // xa_store
-        c.lock(list_lru_lock_[fo.nid], k.list_lru_hold); // zswap_lru_add
+        c.lock(list_lru_lock_[size_t(nid)], k.list_lru_hold); // zswap_lru_add
         zpool.zs_malloc(len);
-        swap->zswap_len(fo.swap + i) = uint16_t(len);
+        swap->zswap_len(swap_off + i) = uint16_t(len);
     }
     zswap.stored_pages += nr;
     // obj_cgroup_charge_zswap in the reclaimer's context: the charge can put it over high.
@@ -294,10 +301,11 @@ void Kernel::iaa_decompress(Ctx& c)
 
 Kernel::Pageout Kernel::swap_writepage(Ctx& c, folio_t f, std::vector<PlugEntry>& plug)
 {
-    Folio& fo = folios[f];
-    unsigned nr = fo.nr_pages();
+    unsigned nr = folios[f].nr_pages();
     if (cfg_.zswap) {
-        if (zswap_store(c, f)) {
+        bool stored = zswap_store(c, f);   // may run time: other tasks may grow `folios`
+        Folio& fo = folios[f];
+        if (stored) {
             if (fo.order)
                 vm.count_mthp(fo.order, MTHP_STAT_ZSWPOUT);
             fo.clear(PG_dirty);
@@ -306,6 +314,7 @@ Kernel::Pageout Kernel::swap_writepage(Ctx& c, folio_t f, std::vector<PlugEntry>
         if (!cfg_.zswap_writeback)   // memory.zswap.writeback=0: AOP_WRITEPAGE_ACTIVATE
             return Pageout::Activate;
     }
+    Folio& fo = folios[f];
     vm.count(PSWPOUT, nr);
     if (fo.order == HPAGE_PMD_ORDER)
         vm.count(THP_SWPOUT);

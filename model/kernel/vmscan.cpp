@@ -10,8 +10,8 @@
 // once with PG_referenced), add_to_swap with split fallback (thp_swpout_fallback,
 // swpout_fallback), try_to_unmap, try_to_unmap_flush_dirty, pageout (zswap or bio), then
 // __remove_mapping and freeing; folio_end_writeback's rotation to the inactive tail.
-// Granularity: one folio at a time; all state changes of a pass happen when it is planned,
-// its time is run after. Leaves out: MGLRU, cost-based anon/file balance, kswapd, dirty file
+// Granularity: one folio at a time; the state changes of a pass happen when it is planned,
+// its time is run after each shrink_inactive_list round once sim.reclaim_slice has built up. Leaves out: MGLRU, cost-based anon/file balance, kswapd, dirty file
 // writeback, deferred split.
 #include <algorithm>
 
@@ -212,12 +212,28 @@ unsigned long Kernel::shrink_inactive_list(Ctx& c, int nid, LruList lru, unsigne
     ShrinkStat st;
     unsigned long reclaimed = shrink_folio_list(c, list, ret, activate, st);
 
-    // move_folios_to_lru
+    // move_folios_to_lru; a folio its owner unmapped meanwhile (exit) and that is not in the
+    // swap cache drops its last reference here.
+    auto orphaned = [&](folio_t f) {
+        Folio& fo = folios[f];
+        if (!fo.test(PG_orphan))
+            return false;
+        fo.clear(PG_orphan);
+        if (fo.test(PG_swapcache) || fo.test(PG_writeback))
+            return false;   // stays cached; a later pass or swap free drops it
+        fo.clear(PG_isolated);
+        free_folio(c, f);
+        return true;
+    };
     for (folio_t f : ret) {
+        if (orphaned(f))
+            continue;
         folios[f].clear(PG_isolated);
         lruvec[folios[f].nid].add(f, folios[f].anon() ? LRU_INACTIVE_ANON : LRU_INACTIVE_FILE);
     }
     for (folio_t f : activate) {
+        if (orphaned(f))
+            continue;
         folios[f].clear(PG_isolated);
         lruvec[folios[f].nid].add(f, folios[f].anon() ? LRU_ACTIVE_ANON : LRU_ACTIVE_FILE);
         vm.count(PGACTIVATE, folios[f].nr_pages());
@@ -225,6 +241,11 @@ unsigned long Kernel::shrink_inactive_list(Ctx& c, int nid, LruList lru, unsigne
     if (!ret.empty() || !activate.empty())
         c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.putback_per_folio * double(ret.size() + activate.size()));
     vm.count(PGSTEAL_DIRECT, reclaimed);
+    // Reclaimers run concurrently on a shared LRU: run the planned time now and then, so a
+    // long pass (a first sweep that only marks folios referenced) is shared with the others
+    // instead of being planned by one task seconds ahead.
+    if (c.planned() > cfg_.reclaim_slice)
+        c.flush();
     return reclaimed;
 }
 
@@ -238,6 +259,15 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
         folio_t f = list[i];
         Folio* fo = &folios[f];
         unsigned nr = fo->nr_pages();
+
+        if (fo->test(PG_orphan) && !fo->test(PG_writeback)) {   // ours is the last reference
+            fo->clear(PG_orphan);
+            if (fo->test(PG_swapcache))
+                swap_cache_del(c, f);
+            to_free.push_back(f);
+            st.nr_reclaimed += nr;
+            continue;
+        }
 
         if (fo->test(PG_writeback)) {
             // cgroup v2 (writeback_throttling_sane): mark for immediate reclaim, activate.

@@ -29,6 +29,8 @@ enum FolioFlag : uint16_t {
     PG_isolated = 1u << 9,     // off the LRU in a reclaimer's private list
     PG_mapped = 1u << 10,      // mapped by its owner's page table
     PG_dirty = 1u << 11,       // no valid copy in swap (zswap or device) yet
+    PG_orphan = 1u << 12,      // unmapped by its exiting owner while isolated: the reclaimer
+                               // holds the last reference and frees it
 };
 
 enum LruList : uint8_t {

@@ -181,6 +181,7 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
         locks.push_back({{"lock", name}, {"acquisitions", st->acquisitions}, {"contended", st->contended},
                          {"hold_s", st->hold_s}, {"spin_s", st->spin_s}});
     r["locks"] = locks;
+    r["simulation"] = {{"max_lock_plan_ahead_us", 1e6 * k.max_plan_ahead}};
     r["effective_config"] = cfg.effective();
 
     json params_sources = json::array();

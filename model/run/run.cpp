@@ -57,6 +57,7 @@ kernel::KConfig kernel_config(const Config& cfg)
     k.topo.cores_per_socket = int(cfg.i("machine.cores_per_socket"));
     k.topo.threads_per_core = int(cfg.i("machine.threads_per_core"));
     k.hz = cfg.num("machine.cpu_freq");
+    k.reclaim_slice = cfg.num("sim.reclaim_slice");
     k.dram_pages = pages_or_max(cfg.num("machine.dram"));
     k.memcg_high = pages_or_max(cfg.num("kernel.memcg.high"));
     k.memcg_max = pages_or_max(cfg.num("kernel.memcg.max"));

@@ -233,6 +233,7 @@ Registry build()
 
     // ---- simulation control ----
     t.size(C::Sim, "sim.write_chunk", 256 * KiB, 4096, 64 * MiB, "pages a task writes per simulated step when it owes no reclaim (accuracy vs speed)", "swapsim: halving it moves metrics < 2% (tests)");
+    t.time(C::Sim, "sim.reclaim_slice", 1e-3, 1e-6, 1, "planned kernel time after which a task in reclaim or munmap runs it before going on (interleaves concurrent tasks)", "swapsim: halving it moves metrics < 2% (bench/run_bench.sh)");
     t.time(C::Sim, "sim.time_limit", 3600, 1, 1e7, "abort the run if simulated time passes this", "swapsim");
 
     Registry r;
