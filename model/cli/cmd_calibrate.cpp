@@ -163,8 +163,9 @@ int cmd_calibrate(int argc, char** argv)
     Calib cb;
     cb.jobs = default_jobs();
     std::string command = "swapsim";
-    for (int i = 0; i < argc; i++)
-        command += std::string(" ") + (i ? argv[i] : "calibrate");
+    for (int i = 0; i < argc; i++)   // --resume only replays the cache; the result is the same without it
+        if (!i || std::string(argv[i]) != "--resume")
+            command += std::string(" ") + (i ? argv[i] : "calibrate");
     std::vector<std::string>* list = nullptr;
     try {
         for (int i = 1; i < argc; i++) {

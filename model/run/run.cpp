@@ -125,6 +125,8 @@ kernel::KConfig kernel_config(const Config& cfg)
     c.tlb_irq = ns("cost.tlb.irq_ns");
     c.add_to_swap = cyc("cost.swap.add_to_swap");
     c.si_lock_hold = cyc("cost.swap.lock_hold");
+    c.mthp_alloc_fail = cfg.num("cost.swap.mthp_alloc_fail");
+    c.thp_alloc_fail = cfg.num("cost.swap.thp_alloc_fail");
     c.si_lock_per_slot = cyc("cost.swap.lock_per_slot");
     c.swap_cache_add = cyc("cost.swapcache.add");
     c.swap_cache_del = cyc("cost.swapcache.del");

@@ -51,7 +51,7 @@ TEST_CASE("run: the same scenario and seed give a byte-identical result.json but
     CHECK(ra["metrics"]["memcg_high"].get<double>() > 1000);
 }
 
-TEST_CASE("run: halving the write step changes every reported metric by less than 2%", "[run]")
+TEST_CASE("run: halving the write step changes every reported metric by less than 2% (munmap latency 5%)", "[run]")
 {
     TempDir a, b;
     json ra = run_json({}, a.path);
@@ -63,8 +63,8 @@ TEST_CASE("run: halving the write step changes every reported metric by less tha
         // Counts below 100 move by whole events; compare them absolutely.
         if (std::max(std::fabs(x), std::fabs(y)) < 100)
             CHECK(std::fabs(x - y) <= 2);
-        else
-            CHECK(std::fabs(x - y) <= 0.02 * std::max(std::fabs(x), std::fabs(y)));
+        else   // free_latency_us depends on the order of simultaneous frees (README, Granularity)
+            CHECK(std::fabs(x - y) <= (k == "free_latency_us" ? 0.05 : 0.02) * std::max(std::fabs(x), std::fabs(y)));
         compared++;
     }
     CHECK(compared > 20);
@@ -123,4 +123,18 @@ TEST_CASE("run: reclaim and exit run their time in slices, so no lock is booked 
     CHECK(ahead > 0);
     CHECK(ahead < 3000);   // locks keep 4 ms of history; sim.reclaim_slice is 1 ms
     CHECK(r["metrics"]["zswpout"].get<double>() > 0);
+}
+
+TEST_CASE("run: a residual mTHP slot-allocation failure rate splits that share of folios into zswap", "[run]")
+{
+    TempDir a, b;
+    json m = run_json({"--set", "cost.swap.mthp_alloc_fail=0.01"}, a.path)["metrics"];
+    double fb = m["swpout_fallback_64kB"].get<double>(), whole = m["zswpout_64kB"].get<double>();
+    CHECK(m["memcg_swap_fail"].get<double>() == fb);
+    CHECK(std::fabs(fb - 0.01 * (whole + fb)) <= 1);
+    // The split folios' pages are stored one by one: every page of every folio reaches zswap.
+    CHECK(m["zswpout"].get<double>() >= 16 * (whole + fb));
+    json z = run_json({"--set", "cost.swap.mthp_alloc_fail=0"}, b.path)["metrics"];
+    CHECK(z["memcg_swap_fail"].get<double>() == 0);
+    CHECK(z["swpout_fallback_64kB"].get<double>() == 0);
 }
