@@ -276,6 +276,60 @@ json summarize(const std::vector<Cell>& cells)
 }
 
 namespace {
+std::string fmt_value(const std::string& metric, double v);
+std::string fmt_pct(double x);
+}  // namespace
+
+std::string render_summary(const json& summary, const std::vector<Cell>& cells, size_t worst, double min_published)
+{
+    static const std::vector<std::string> headline = {"throughput_kbps", "elapsed_s", "sys_s", "zswpout",
+                                                      "pswpout", "memcg_high", "memcg_swap_fail", "(all)"};
+    std::string md = "MAPE over cells with a nonzero published value (cells compared in brackets).\n\n| table |";
+    for (const auto& m : headline)
+        md += " " + m + " |";
+    md += "\n|---|";
+    for (size_t i = 0; i < headline.size(); i++)
+        md += "---|";
+    md += "\n";
+    auto row = [&](const std::string& name, const json& per) {
+        md += "| " + name + " |";
+        for (const auto& m : headline)
+            md += per.contains(m) ? fmt::format(" {:.1f}% ({}) |", 100 * per[m]["mape"].get<double>(),
+                                                per[m]["cells"].get<int>())
+                                  : std::string(" |");
+        md += "\n";
+    };
+    const json per_table = summary.value("per_table", json::object());
+    for (auto& [t, per] : per_table.items())
+        row(t, per);
+    row("**all tables**", summary.value("per_metric", json::object()));
+
+    std::vector<const Cell*> big, small;
+    for (const Cell& c : cells)
+        if (c.rel_error && c.published && *c.published != 0)
+            (std::fabs(*c.published) >= min_published || c.metric.size() > 2 && (c.metric.rfind("_s") == c.metric.size() - 2 ||
+                                                                                  c.metric == "throughput_kbps")
+                 ? big : small).push_back(&c);
+    auto by_error = [](const Cell* a, const Cell* b) {
+        double ea = std::fabs(*a->rel_error), eb = std::fabs(*b->rel_error);
+        return ea != eb ? ea > eb : std::tie(a->table, a->column, a->metric) < std::tie(b->table, b->column, b->metric);
+    };
+    std::sort(big.begin(), big.end(), by_error);
+    md += fmt::format("\nThe {} worst cells (published value >= {:g}, or a time or throughput):\n\n"
+                      "| table | column | metric | published | model | error |\n|---|---|---|---|---|---|\n",
+                      std::min(worst, big.size()), min_published);
+    for (size_t i = 0; i < big.size() && i < worst; i++) {
+        const Cell& c = *big[i];
+        md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", c.table, c.column, c.metric,
+                          fmt_value(c.metric, *c.published), fmt_value(c.metric, *c.model), fmt_pct(*c.rel_error));
+    }
+    if (!small.empty())
+        md += fmt::format("\n{} further cells have published counts below {:g} (e.g. swap_ra, pswpin); their "
+                          "relative errors are in summary.json.\n", small.size(), min_published);
+    return md;
+}
+
+namespace {
 
 std::string fmt_value(const std::string& metric, double v)
 {

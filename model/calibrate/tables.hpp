@@ -64,6 +64,12 @@ std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<
 // with a nonzero published value.
 nlohmann::json summarize(const std::vector<Cell>& cells);
 
+// The summary as markdown: MAPE per table for the headline metrics (rows: tables), then the
+// `worst` cells by |relative error| among cells whose published value is at least
+// `min_published` (smaller counts move by whole events and are listed apart).
+std::string render_summary(const nlohmann::json& summary, const std::vector<Cell>& cells, size_t worst = 10,
+                           double min_published = 100);
+
 // A table in the seed's layout, each cell as published / model / error, the published changes
 // next to the model's, a flag where a change sign differs, and the per-process throughput
 // distribution of each column. Markdown.

@@ -79,6 +79,29 @@ TEST_CASE("compare: cells, MAPE and maximum error per table and metric")
     CHECK(s["per_table"]["demo/t"]["(all)"]["cells"].get<int>() == 5);
 }
 
+TEST_CASE("compare: the summary lists MAPE per table and the worst cells, largest error first")
+{
+    std::map<std::string, Table> tables = {{"demo/t", two_columns()}};
+    std::vector<Target> targets = {{"demo/t", "base", "b.json", {"throughput_kbps", "sys_s", "zswpout"}},
+                                   {"demo/t", "new", "n.json", {"throughput_kbps", "sys_s", "zswpout"}}};
+    std::map<std::string, json> results = {{"b.json", result(110, 10, 900)}, {"n.json", result(108, 10, 1)}};
+    auto cells = make_cells(targets, tables, results);
+    std::string md = render_summary(summarize(cells), cells, 2);
+    CHECK(md.find("| demo/t | 10.0% (2) |") != std::string::npos);       // throughput MAPE, 2 cells
+    CHECK(md.find("| **all tables** | 10.0% (2) |") != std::string::npos);
+    // Worst two of five: sys +25% of the new column, then a 10% cell (ties by table, column, metric).
+    size_t sys = md.find("| demo/t | new | sys_s | 8.00 | 10.00 | +25.0% |");
+    size_t tp = md.find("| demo/t | base | throughput_kbps |");
+    REQUIRE(sys != std::string::npos);
+    REQUIRE(tp != std::string::npos);
+    CHECK(sys < tp);
+    CHECK(count(md, "| demo/t | ") == 3);   // the MAPE row and two worst cells
+    // A published count below the threshold is left out of the worst list.
+    std::string strict = render_summary(summarize(cells), cells, 10, 5000);
+    CHECK(strict.find("| demo/t | base | zswpout |") == std::string::npos);
+    CHECK(strict.find("1 further cells") != std::string::npos);
+}
+
 TEST_CASE("compare: the markdown table keeps its columns and flags a change of the wrong sign")
 {
     Table t = two_columns();
