@@ -47,7 +47,7 @@ void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
         for (size_t i = 0; i < n;) {
             // zap_pmd_range's cond_resched: run the planned time now and then (the refs are
             // taken again after it, as other tasks ran).
-            if (c.planned() > cfg_.reclaim_slice)
+            if (c.slice_over(cfg_.reclaim_slice))
                 c.flush();
             MmStruct& m = mms[mm_id];
             Vma& v = m.vmas[vma];

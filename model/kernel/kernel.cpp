@@ -36,7 +36,9 @@ void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing)
     if (n == 0)
         return;
     k.max_plan_ahead = std::max(k.max_plan_ahead, now() - clk_.now());
-    sys(l.acquire(now(), hold, n, spacing));
+    double t = l.acquire(now(), hold, n, spacing);
+    pending_spin_ += std::max(0.0, t - n * hold);
+    sys(t);
     if (!l.swept) {   // remember it for Kernel::prune_devices
         l.swept = true;
         k.busy_locks_.push_back(&l);
@@ -66,7 +68,7 @@ void Ctx::flush()
         task.utime += wall * (1 - sys_share);
     }
     task.stolen = 0;
-    pending_ = pending_sys_ = pending_user_ = 0;
+    pending_ = pending_sys_ = pending_user_ = pending_spin_ = 0;
     pending_mem_bytes_ = pending_mem_s_ = pending_mem_sys_s_ = 0;
     base_ = clk_.now();
     k.prune_devices(base_);

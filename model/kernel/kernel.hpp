@@ -104,6 +104,10 @@ public:
     // `n` acquisitions of a spinlock held `hold` each, `spacing` of other work between them
     // (accounted by the caller): spin + hold as sys time.
     void lock(hw::Lock& l, double hold, unsigned n = 1, double spacing = 0);
+    // Time to run the planned time (cond_resched in a long kernel loop): `slice` of it has
+    // built up, or an eighth of it spinning. The second keeps spinners on a saturated lock
+    // from booking far ahead in a fixed order, so they take turns as qspinlock's queue does.
+    bool slice_over(double slice) const { return planned() > slice || pending_spin_ > slice / 8; }
     void flush();                        // run the accumulated CPU time on the task's CPU
     void block_until(double t);          // flush, then sleep (off CPU) until t
     Clock& clock() { return clk_; }
@@ -111,7 +115,7 @@ public:
 private:
     Clock& clk_;
     double base_;
-    double pending_ = 0, pending_sys_ = 0, pending_user_ = 0;
+    double pending_ = 0, pending_sys_ = 0, pending_user_ = 0, pending_spin_ = 0;
     double pending_mem_bytes_ = 0, pending_mem_s_ = 0, pending_mem_sys_s_ = 0;
 };
 

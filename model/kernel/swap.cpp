@@ -209,7 +209,7 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
     unsigned cls = zpool.class_index(len);
     hw::Lock& tree = zswap_tree_lock(swap_off);
     for (unsigned i = 0; i < nr; i++) {   // zswap_store_page
-        if (c.planned() > cfg_.reclaim_slice)   // a large folio's pages take a while: run them
+        if (c.slice_over(cfg_.reclaim_slice))   // a large folio's pages take a while: run them
             c.flush();
         if (sw)
             c.sys(cfg_.comp.comp_s);

@@ -244,7 +244,7 @@ unsigned long Kernel::shrink_inactive_list(Ctx& c, int nid, LruList lru, unsigne
     // Reclaimers run concurrently on a shared LRU: run the planned time now and then, so a
     // long pass (a first sweep that only marks folios referenced) is shared with the others
     // instead of being planned by one task seconds ahead.
-    if (c.planned() > cfg_.reclaim_slice)
+    if (c.slice_over(cfg_.reclaim_slice))
         c.flush();
     return reclaimed;
 }

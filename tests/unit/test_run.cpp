@@ -51,7 +51,7 @@ TEST_CASE("run: the same scenario and seed give a byte-identical result.json but
     CHECK(ra["metrics"]["memcg_high"].get<double>() > 1000);
 }
 
-TEST_CASE("run: halving the write step changes every reported metric by less than 2% (munmap latency 5%)", "[run]")
+TEST_CASE("run: halving the write step changes every reported metric by less than 2% (mean munmap latency 15%)", "[run]")
 {
     TempDir a, b;
     json ra = run_json({}, a.path);
@@ -63,11 +63,20 @@ TEST_CASE("run: halving the write step changes every reported metric by less tha
         // Counts below 100 move by whole events; compare them absolutely.
         if (std::max(std::fabs(x), std::fabs(y)) < 100)
             CHECK(std::fabs(x - y) <= 2);
-        else   // free_latency_us depends on the order of simultaneous frees (README, Granularity)
-            CHECK(std::fabs(x - y) <= (k == "free_latency_us" ? 0.05 : 0.02) * std::max(std::fabs(x), std::fabs(y)));
+        else   // the mean of 16 simultaneous frees depends on who spins when (README, Granularity)
+            CHECK(std::fabs(x - y) <= (k == "free_latency_us" ? 0.15 : 0.02) * std::max(std::fabs(x), std::fabs(y)));
         compared++;
     }
     CHECK(compared > 20);
+    // The last munmap to finish, which bounds elapsed time, does not depend on that order.
+    auto slowest_free = [](const json& r) {
+        double m = 0;
+        for (const auto& p : r["per_process"])
+            m = std::max(m, p["free_latency_us"].get<double>());
+        return m;
+    };
+    double fa = slowest_free(ra), fb = slowest_free(rb);
+    CHECK(std::fabs(fa - fb) <= 0.02 * std::max(fa, fb));
 }
 
 TEST_CASE("run: usemem -r 2 reads evicted pages back through zswap and readahead", "[run]")
@@ -137,4 +146,19 @@ TEST_CASE("run: a residual mTHP slot-allocation failure rate splits that share o
     json z = run_json({"--set", "cost.swap.mthp_alloc_fail=0"}, b.path)["metrics"];
     CHECK(z["memcg_swap_fail"].get<double>() == 0);
     CHECK(z["swpout_fallback_64kB"].get<double>() == 0);
+}
+
+TEST_CASE("run: tasks freeing together on a saturated lock take turns instead of finishing one by one", "[run]")
+{
+    TempDir a;
+    json r = run_json({}, a.path);
+    double lo = 1e30, hi = 0;
+    for (const auto& p : r["per_process"]) {
+        lo = std::min(lo, p["free_latency_us"].get<double>());
+        hi = std::max(hi, p["free_latency_us"].get<double>());
+    }
+    // Served in booking order, the first of 16 finished at 1/7 of the last; turns keep them close.
+    INFO("fastest " << lo << " us, slowest " << hi << " us");
+    CHECK(hi > 0);
+    CHECK(lo >= 0.6 * hi);
 }
