@@ -37,6 +37,17 @@ json result(double tp, double sys, double zswpout)
     return r;
 }
 
+// Both columns of two_columns() run: throughput +10% / -10%, sys 0% / +25%, zswpout -10%.
+std::vector<Cell> demo_cells()
+{
+    std::map<std::string, Table> tables = {{"demo/t", two_columns()}};
+    std::vector<Target> targets = {{"demo/t", "base", "b.json", {"throughput_kbps", "sys_s", "zswpout"}},
+                                   {"demo/t", "new", "n.json", {"throughput_kbps", "sys_s", "zswpout"}}};
+    std::map<std::string, json> results = {{"b.json", result(110, 10, 900)}, {"n.json", result(108, 10, 1)}};
+    auto cells = make_cells(targets, tables, results);
+    return cells;
+}
+
 size_t count(const std::string& s, const std::string& what)
 {
     size_t n = 0;
@@ -64,11 +75,7 @@ TEST_CASE("compare: relative error, improvement sign and per-size mTHP stats of 
 
 TEST_CASE("compare: cells, MAPE and maximum error per table and metric")
 {
-    std::map<std::string, Table> tables = {{"demo/t", two_columns()}};
-    std::vector<Target> targets = {{"demo/t", "base", "b.json", {"throughput_kbps", "sys_s", "zswpout"}},
-                                   {"demo/t", "new", "n.json", {"throughput_kbps", "sys_s", "zswpout"}}};
-    std::map<std::string, json> results = {{"b.json", result(110, 10, 900)}, {"n.json", result(108, 10, 1)}};
-    auto cells = make_cells(targets, tables, results);
+    auto cells = demo_cells();
     REQUIRE(cells.size() == 6);
     json s = summarize(cells);
     // throughput errors +10% and -10%; sys 0% and +25%; zswpout -10% (n/a cell skipped).
@@ -81,11 +88,7 @@ TEST_CASE("compare: cells, MAPE and maximum error per table and metric")
 
 TEST_CASE("compare: the summary lists MAPE per table and the worst cells, largest error first")
 {
-    std::map<std::string, Table> tables = {{"demo/t", two_columns()}};
-    std::vector<Target> targets = {{"demo/t", "base", "b.json", {"throughput_kbps", "sys_s", "zswpout"}},
-                                   {"demo/t", "new", "n.json", {"throughput_kbps", "sys_s", "zswpout"}}};
-    std::map<std::string, json> results = {{"b.json", result(110, 10, 900)}, {"n.json", result(108, 10, 1)}};
-    auto cells = make_cells(targets, tables, results);
+    auto cells = demo_cells();
     std::string md = render_summary(summarize(cells), cells, 2);
     CHECK(md.find("| demo/t | 10.0% (2) |") != std::string::npos);       // throughput MAPE, 2 cells
     CHECK(md.find("| **all tables** | 10.0% (2) |") != std::string::npos);
