@@ -276,8 +276,34 @@ json summarize(const std::vector<Cell>& cells)
 }
 
 namespace {
-std::string fmt_value(const std::string& metric, double v);
-std::string fmt_pct(double x);
+
+bool is_seconds(const std::string& metric)
+{
+    return metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0;
+}
+
+std::string fmt_value(const std::string& metric, double v)
+{
+    return report::format_number(v, is_seconds(metric) ? report::Row::Seconds : report::Row::Count);
+}
+
+std::string fmt_pct(double x)
+{
+    return fmt::format("{:+.1f}%", 100 * x);
+}
+
+// Markdown table cell text: a '|' in a published label would split the cell.
+std::string md_cell(const std::string& s)
+{
+    std::string out;
+    for (char ch : s) {
+        if (ch == '|')
+            out += '\\';
+        out += ch;
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string render_summary(const json& summary, const std::vector<Cell>& cells, size_t worst, double min_published)
@@ -307,8 +333,7 @@ std::string render_summary(const json& summary, const std::vector<Cell>& cells, 
     std::vector<const Cell*> big, small;
     for (const Cell& c : cells)
         if (c.rel_error && c.published && *c.published != 0)
-            (std::fabs(*c.published) >= min_published || c.metric.size() > 2 && (c.metric.rfind("_s") == c.metric.size() - 2 ||
-                                                                                  c.metric == "throughput_kbps")
+            (std::fabs(*c.published) >= min_published || is_seconds(c.metric) || c.metric == "throughput_kbps"
                  ? big : small).push_back(&c);
     auto by_error = [](const Cell* a, const Cell* b) {
         double ea = std::fabs(*a->rel_error), eb = std::fabs(*b->rel_error);
@@ -328,33 +353,6 @@ std::string render_summary(const json& summary, const std::vector<Cell>& cells, 
                           "relative errors are in summary.json.\n", small.size(), min_published);
     return md;
 }
-
-namespace {
-
-std::string fmt_value(const std::string& metric, double v)
-{
-    bool seconds = metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0;
-    return report::format_number(v, seconds ? report::Row::Seconds : report::Row::Count);
-}
-
-std::string fmt_pct(double x)
-{
-    return fmt::format("{:+.1f}%", 100 * x);
-}
-
-// Markdown table cell text: a '|' in a published label would split the cell.
-std::string md_cell(const std::string& s)
-{
-    std::string out;
-    for (char ch : s) {
-        if (ch == '|')
-            out += '\\';
-        out += ch;
-    }
-    return out;
-}
-
-}  // namespace
 
 std::string render_table(const Table& t, const std::vector<Target>& targets, const std::map<std::string, json>& results,
                          int* sign_matches, int* sign_total)

@@ -23,6 +23,13 @@ int default_jobs()
     return int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+std::string option_value(int argc, char** argv, int& i)
+{
+    if (i + 1 >= argc)
+        throw std::invalid_argument(std::string(argv[i]) + " needs a value");
+    return argv[++i];
+}
+
 int int_arg(const std::string& opt, const std::string& v, int lo, int hi)
 {
     size_t pos = 0;

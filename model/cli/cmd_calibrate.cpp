@@ -171,10 +171,8 @@ int cmd_calibrate(int argc, char** argv)
         for (int i = 1; i < argc; i++) {
             std::string a = argv[i];
             auto need = [&]() -> std::string {
-                if (i + 1 >= argc)
-                    throw std::invalid_argument(a + " needs a value");
                 list = nullptr;
-                return argv[++i];
+                return option_value(argc, argv, i);
             };
             if (a == "-h" || a == "--help") {
                 usage(stdout);

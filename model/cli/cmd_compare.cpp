@@ -48,11 +48,7 @@ int cmd_compare(int argc, char** argv)
     int jobs = default_jobs();
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
-        auto need = [&]() -> std::string {
-            if (i + 1 >= argc)
-                throw std::invalid_argument(a + " needs a value");
-            return argv[++i];
-        };
+        auto need = [&] { return option_value(argc, argv, i); };
         try {
             if (a == "-h" || a == "--help") {
                 usage(stdout);

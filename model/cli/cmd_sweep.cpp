@@ -60,11 +60,7 @@ int cmd_sweep(int argc, char** argv)
     try {
         for (int i = 1; i < argc; i++) {
             std::string a = argv[i];
-            auto need = [&]() -> std::string {
-                if (i + 1 >= argc)
-                    throw std::invalid_argument(a + " needs a value");
-                return argv[++i];
-            };
+            auto need = [&] { return option_value(argc, argv, i); };
             if (a == "-h" || a == "--help") {
                 usage(stdout);
                 return 0;

@@ -44,8 +44,7 @@ std::vector<Cell> demo_cells()
     std::vector<Target> targets = {{"demo/t", "base", "b.json", {"throughput_kbps", "sys_s", "zswpout"}},
                                    {"demo/t", "new", "n.json", {"throughput_kbps", "sys_s", "zswpout"}}};
     std::map<std::string, json> results = {{"b.json", result(110, 10, 900)}, {"n.json", result(108, 10, 1)}};
-    auto cells = make_cells(targets, tables, results);
-    return cells;
+    return make_cells(targets, tables, results);
 }
 
 size_t count(const std::string& s, const std::string& what)

@@ -36,6 +36,17 @@ json run_json(const std::vector<std::string>& extra, const fs::path& out)
     return json::parse(swapsim_test::slurp((out / "result.json").string()));
 }
 
+// Fastest and slowest per-process munmap latency (us) of a result.
+std::pair<double, double> free_latency_range(const json& r)
+{
+    double lo = 1e30, hi = 0;
+    for (const auto& p : r["per_process"]) {
+        lo = std::min(lo, p["free_latency_us"].get<double>());
+        hi = std::max(hi, p["free_latency_us"].get<double>());
+    }
+    return {lo, hi};
+}
+
 }  // namespace
 
 TEST_CASE("run: the same scenario and seed give a byte-identical result.json but wall-clock fields", "[run]")
@@ -69,13 +80,7 @@ TEST_CASE("run: halving the write step changes every reported metric by less tha
     }
     CHECK(compared > 20);
     // The last munmap to finish, which bounds elapsed time, does not depend on that order.
-    auto slowest_free = [](const json& r) {
-        double m = 0;
-        for (const auto& p : r["per_process"])
-            m = std::max(m, p["free_latency_us"].get<double>());
-        return m;
-    };
-    double fa = slowest_free(ra), fb = slowest_free(rb);
+    double fa = free_latency_range(ra).second, fb = free_latency_range(rb).second;
     CHECK(std::fabs(fa - fb) <= 0.02 * std::max(fa, fb));
 }
 
@@ -151,12 +156,7 @@ TEST_CASE("run: a residual mTHP slot-allocation failure rate splits that share o
 TEST_CASE("run: tasks freeing together on a saturated lock take turns instead of finishing one by one", "[run]")
 {
     TempDir a;
-    json r = run_json({}, a.path);
-    double lo = 1e30, hi = 0;
-    for (const auto& p : r["per_process"]) {
-        lo = std::min(lo, p["free_latency_us"].get<double>());
-        hi = std::max(hi, p["free_latency_us"].get<double>());
-    }
+    auto [lo, hi] = free_latency_range(run_json({}, a.path));
     // Served in booking order, the first of 16 finished at 1/7 of the last; turns keep them close.
     INFO("fastest " << lo << " us, slowest " << hi << " us");
     CHECK(hi > 0);
