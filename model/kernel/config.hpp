@@ -76,6 +76,7 @@ struct Costs {
     // zswap
     double zswap_store_folio = 0;   // zswap_store fixed part: pool, objcg, limits, charge
     double zswap_store_page = 0;    // zswap_store_page outside locks: entry alloc, lengths
+    double zswap_invalidate_page = 0;   // zswap_invalidate outside locks
     double zswap_tree_hold = 0;     // xa_store / xa_erase under the zswap tree lock
     double zs_class_hold = 0;       // zs_malloc / zs_free under the size-class lock
     double zs_copy_bw = 1e10;       // bytes/s copying the compressed object into its zspage

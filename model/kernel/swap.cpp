@@ -82,7 +82,7 @@ void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
         hw::Lock& cls = zs_class_lock_[zpool.class_index(std::max<unsigned>(cfg_.comp.comp_len, 1))];
         hw::Lock& lru = list_lru_lock_[size_t(node_of_cpu(c.task.cpu))];
         for (unsigned i = 0; i < n; i++) {
-            c.sys(k.zswap_store_page);
+            c.sys(k.zswap_invalidate_page);
             c.lock(tree, k.zswap_tree_hold);
             c.lock(cls, k.zs_class_hold);
             c.lock(lru, k.list_lru_hold);

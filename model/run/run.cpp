@@ -136,6 +136,7 @@ kernel::KConfig kernel_config(const Config& cfg)
     c.split_folio = cyc("cost.folio.split_per_page");
     c.zswap_store_folio = cyc("cost.zswap.store_folio");
     c.zswap_store_page = cyc("cost.zswap.store_page");
+    c.zswap_invalidate_page = cyc("cost.zswap.invalidate_page");
     c.zswap_tree_hold = cyc("cost.zswap.tree_hold");
     c.zs_class_hold = cyc("cost.zsmalloc.class_hold");
     c.zs_copy_bw = cfg.num("cost.zsmalloc.copy_bw");

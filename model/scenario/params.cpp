@@ -51,14 +51,14 @@ struct Table {
         p({n, Kind::Rate, "bytes/s", def, 0, inf, true, false, {}, doc, src, c, fitted});
     }
     // A fitted CPU cost in cycles (scaled by machine.cpu_freq).
-    void cycles(const char* n, double def, const char* doc, const char* src)
+    void cycles(const char* n, double def, const char* doc, const char* src, double lo = 0, double hi = 1e9)
     {
-        real(Category::Cost, n, "cycles", def, 0, 1e9, doc, src, true);
+        real(Category::Cost, n, "cycles", def, lo, hi, doc, src, true);
     }
     // A fitted wall-clock cost in ns (not scaled by the clock: memory, device or IPI latency).
-    void nanos(const char* n, double def, const char* doc, const char* src)
+    void nanos(const char* n, double def, const char* doc, const char* src, double lo = 0, double hi = 1e9)
     {
-        real(Category::Cost, n, "ns", def, 0, 1e9, doc, src, true);
+        real(Category::Cost, n, "ns", def, lo, hi, doc, src, true);
     }
 };
 
@@ -187,9 +187,10 @@ Registry build()
     t.cycles("cost.folio.free", 600, "free_unref_folios + memcg uncharge, per folio", est);
     t.cycles("cost.folio.split_per_page", 300, "split_folio_to_list per page", est);
     t.cycles("cost.zswap.store_folio", 1500, "zswap_store fixed part: pool, objcg, limits, stats", est);
-    t.cycles("cost.zswap.store_page", 800, "zswap_store_page outside locks and compression: entry, request, stats", est);
+    t.cycles("cost.zswap.store_page", 800, "zswap_store_page outside locks and compression: entry, request, stats, and the cache-line traffic on shared pool and memcg state when many CPUs store at once", est);
+    t.cycles("cost.zswap.invalidate_page", 800, "zswap_invalidate outside locks: entry free, uncharge, stats", est);
     t.cycles("cost.zswap.tree_hold", 250, "xa_store / xa_erase under the zswap tree lock", est);
-    t.cycles("cost.zsmalloc.class_hold", 400, "zs_malloc / zs_free under the size-class lock", est);
+    t.cycles("cost.zsmalloc.class_hold", 400, "zs_malloc / zs_free under the size-class lock", est, 100, 1000);
     t.rate(C::Cost, "cost.zsmalloc.copy_bw", 5e9, "bytes/s copying a compressed object into its zspage", "estimate: kmap + memcpy of < 4 KiB", true);
     t.cycles("cost.list_lru.hold", 150, "list_lru_add / del under the zswap memcg-node list lock", est);
     t.cycles("cost.zswap.load_page", 1500, "zswap_load outside decompression", est);
@@ -202,7 +203,7 @@ Registry build()
     t.cycles("cost.zap.per_swap", 150, "free_swap_and_cache_nr per swap PTE outside locks", est);
     t.cycles("cost.exit.mm", 50000, "exit_mmap fixed part", est);
     t.nanos("cost.fork_ns", 100000, "fork() of one usemem child by the parent", "estimate: fork of a small process ~100 us");
-    t.nanos("cost.lock.handoff_ns", 100, "qspinlock cache-line handoff when the lock is contended", "x86 cross-core cache-line transfer ~50-150 ns");
+    t.nanos("cost.lock.handoff_ns", 100, "qspinlock cache-line handoff when the lock is contended", "x86 cross-core cache-line transfer ~50-150 ns (range: 20-300 ns)", 20, 300);
     // Compressors on the usemem data pattern (each 8-byte word holds its index), per 4 KiB page.
     // Sizes are measured, not fitted; CPU costs are user-space library times x 1.3 (in-kernel
     // overhead, compressors.md 4.6) at 2.5 GHz.

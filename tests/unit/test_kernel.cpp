@@ -249,6 +249,25 @@ TEST_CASE("exit_mmap frees folios, slots and zswap entries and uncharges everyth
     CHECK(w.k.check_invariants() == "");
 }
 
+TEST_CASE("exit_mmap: each zswap entry freed costs zswap_invalidate's time, not the store's", "[kernel][timed]")
+{
+    KConfig cfg = small_config();
+    cfg.mthp_orders = {4};
+    cfg.memcg_high = 128;
+    cfg.c.zswap_store_page = 5e-6;
+    cfg.c.zswap_invalidate_page = 1e-6;
+    World w(cfg, 1024);
+    Ctx c(w.k, w.task(), w.clk);
+    w.write(c, 1024);
+    uint64_t stored = w.k.zswap.stored_pages;
+    REQUIRE(stored > 0);
+    double before = w.clk.cpu_s;
+    w.k.exit_mmap(c, w.mm);
+    c.flush();
+    CHECK(w.clk.cpu_s - before == Approx(double(stored) * 1e-6));
+    CHECK(w.k.check_invariants() == "");
+}
+
 TEST_CASE("memory.max: the charging task reclaims and usage never exceeds the limit", "[kernel]")
 {
     KConfig cfg = small_config();

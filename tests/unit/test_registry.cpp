@@ -350,6 +350,11 @@ TEST_CASE("the compiled-in calibrated set is valid and applied", "[load]")
     CHECK(load_error("{}", bad).rfind("builtin calibration/params/default.json: $.values.cost.no_such_cost: unknown key", 0) == 0);
     bad.builtin_json = R"({"values": )";
     CHECK(load_error("{}", bad).rfind("builtin calibration/params/default.json:1:12: malformed JSON", 0) == 0);
+    // Fitted lock costs stay inside what a cache-line transfer and a short critical section take.
+    bad.builtin_json = R"({"values": {"cost.lock.handoff_ns": 575}})";
+    CHECK(load_error("{}", bad) == "builtin calibration/params/default.json: $.values.cost.lock.handoff_ns: expected a number from 20 to 300, got 575");
+    bad.builtin_json = R"({"values": {"cost.zsmalloc.class_hold": 1559}})";
+    CHECK(load_error("{}", bad) == "builtin calibration/params/default.json: $.values.cost.zsmalloc.class_hold: expected a number from 100 to 1000, got 1559");
 }
 
 TEST_CASE("required keys: scenario or --set must give them", "[load]")
