@@ -193,17 +193,19 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
     }
     c.sys(k.zswap_store_folio);
     unsigned len = cfg_.comp.comp_len;
-    // Per page: compress under the per-CPU acomp_ctx mutex (uncontended), then store. IAA
-    // compresses the folio's pages first (batched or one job at a time).
+    // Pages in batches: compress the batch under the per-CPU acomp_ctx mutex (uncontended),
+    // then store its pages. A batch is one page (zswap_store_page, v7), or up to
+    // zswap_batch pages compressed in parallel on IAA (the batching series).
     const bool sw = !cfg_.comp.hw;
-    if (!sw && !iaa_compress_folio(c, nr)) {   // IAA_ERROR_COMP_BUF_OVERFLOW: zswap rejects
-        zswap.reject_compress_fail++;
-        return false;
-    }
-    if (len >= PAGE_SIZE) {   // v6.12: reject_compress_poor at the first page, the folio goes to swap
-        if (sw)
+    const unsigned batch = sw ? 1 : std::max(1u, cfg_.zswap_batch);
+    if (len >= PAGE_SIZE) {   // rejected at the first batch, before anything is stored
+        if (sw) {   // v6.12: reject_compress_poor, the folio goes to swap
             c.sys(cfg_.comp.comp_s);
-        zswap.reject_compress_poor++;
+            zswap.reject_compress_poor++;
+        } else {    // IAA_ERROR_COMP_BUF_OVERFLOW: -EOVERFLOW, zswap rejects
+            iaa_compress_batch(c, std::min(batch, nr));
+            zswap.reject_compress_fail++;
+        }
         return false;
     }
     unsigned cls = zpool.class_index(len);
@@ -213,6 +215,8 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
             c.flush();
         if (sw)
             c.sys(cfg_.comp.comp_s);
+        else if (i % batch == 0)
+            iaa_compress_batch(c, std::min(batch, nr - i));
         c.sys(k.zswap_store_page + double(len) / k.zs_copy_bw);
         c.lock(zs_class_lock_[cls], k.zs_class_hold);   // zs_malloc
         c.lock(tree, k.zswap_tree_hold);                 // xa_store
@@ -264,42 +268,36 @@ void Kernel::iaa_wait(Ctx& c, double done)
     }
 }
 
-// The pages of a folio, in batches of zswap_batch (1 without the batching series): each
-// batch's descriptors are submitted one after the other, then waited for together. With
-// verify_compress each result is decompressed on a decompress engine and its CRC compared.
-bool Kernel::iaa_compress_folio(Ctx& c, unsigned nr)
+// One batch of `n` pages (n = 1 without the batching series): the descriptors are submitted
+// one after the other, then waited for together. With verify_compress each result is
+// decompressed on a decompress engine and its CRC compared.
+void Kernel::iaa_compress_batch(Ctx& c, unsigned n)
 {
     const IaaConfig& ic = cfg_.iaa;
     const double comp = cfg_.comp.comp_s, decomp = cfg_.comp.decomp_s;
-    unsigned batch = std::max(1u, cfg_.zswap_batch);
-    for (unsigned done = 0; done < nr;) {
-        unsigned n = std::min(batch, nr - done);
-        double last = c.now();
-        std::vector<hw::IaaJob> jobs;
-        for (unsigned i = 0; i < n; i++) {
-            c.sys(ic.submit);
-            hw::IaaJob j = iaa->compress(c.now(), c.task.cpu, comp, iaa_seq_++);
-            if (j.submit > c.now())   // WQ full: enqcmds retried until a slot frees
-                c.sys(j.submit - c.now());
-            jobs.push_back(j);
-            last = std::max(last, j.end);
-        }
-        if (cfg_.comp.comp_len >= PAGE_SIZE) {   // output buffer is one page
-            iaa_wait(c, last);
-            return false;
-        }
-        if (ic.verify) {
-            for (const hw::IaaJob& j : jobs) {
-                hw::IaaJob v = iaa->decompress(j.end, c.task.cpu, decomp);
-                last = std::max(last, v.end);
-            }
-        }
-        iaa_wait(c, last);
-        if (ic.verify)
-            c.sys(ic.crc * n);
-        done += n;
+    double last = c.now();
+    std::vector<hw::IaaJob> jobs;
+    for (unsigned i = 0; i < n; i++) {
+        c.sys(ic.submit);
+        hw::IaaJob j = iaa->compress(c.now(), c.task.cpu, comp, iaa_seq_++);
+        if (j.submit > c.now())   // WQ full: enqcmds retried until a slot frees
+            c.sys(j.submit - c.now());
+        jobs.push_back(j);
+        last = std::max(last, j.end);
     }
-    return true;
+    if (cfg_.comp.comp_len >= PAGE_SIZE) {   // output buffer is one page: nothing to verify
+        iaa_wait(c, last);
+        return;
+    }
+    if (ic.verify) {
+        for (const hw::IaaJob& j : jobs) {
+            hw::IaaJob v = iaa->decompress(j.end, c.task.cpu, decomp);
+            last = std::max(last, v.end);
+        }
+    }
+    iaa_wait(c, last);
+    if (ic.verify)
+        c.sys(ic.crc * n);
 }
 
 void Kernel::iaa_decompress(Ctx& c)
