@@ -179,6 +179,14 @@ double Lock::acquire_interval(double t, double hold)
         drop++;
     if (drop)
         iv_.erase(iv_.begin(), iv_.begin() + long(drop));
+    if (iv_.empty() || t > iv_.back().second) {   // after every booked interval: free
+        iv_.push_back({t, t + hold});
+        st_.acquisitions++;
+        st_.hold_s += hold;
+        if (iv_.size() > kMaxIntervals)
+            to_bins();
+        return hold;
+    }
     auto it = std::upper_bound(iv_.begin(), iv_.end(), t,
                                [](double v, const std::pair<double, double>& p) { return v < p.first; });
     double start = t;
