@@ -6,12 +6,15 @@
 // in the v6.14+ form) + mem_cgroup_try_charge_swap + add_to_swap_cache under the swap-cache
 // lock of the slot (64 MiB XArray space or, with the swap table, the cluster); zswap_store's
 // all-or-nothing per folio, limits (max_pool_percent, accept threshold), per-page compression
-// and zs_malloc, zswap tree and list_lru inserts, the compressed-size memcg charge;
+// (IAA: one job per page, or a batch of up to 8 before that batch's stores) and zs_malloc,
+// zswap tree and list_lru inserts, the compressed-size memcg charge;
 // __swap_writepage's one bio per folio, merged in the plug up to max_request bytes.
 // Large-order allocations also fail at a fitted residual rate (seed 000 shows 0.35% of 64K and
 // 0.58% of 2M allocations failing on a nearly empty device; the cause is undocumented).
 // Granularity: per folio, per-page work summed; locks priced per acquisition.
-// Leaves out: zswap writeback to the device and its shrinker, same-filled pages, zeromap.
+// Leaves out: zswap writeback to the device and its shrinker, same-filled pages, zeromap;
+// the cache-line traffic of many CPUs storing at once is not modelled apart from the fitted
+// per-page store cost, so it does not grow with their number.
 #include <algorithm>
 #include <stdexcept>
 
