@@ -249,7 +249,7 @@ private:
     enum class Pageout { Clean, Writeback, Activate };
     Pageout swap_writepage(Ctx& c, mm::folio_t f, std::vector<PlugEntry>& plug);
     bool zswap_store(Ctx& c, mm::folio_t f);
-    void iaa_compress_batch(Ctx& c, unsigned n);
+    bool iaa_compress_batch(Ctx& c, unsigned n);   // false: overflow (-EOVERFLOW)
     void iaa_decompress(Ctx& c);
     void iaa_wait(Ctx& c, double done);            // poll, or sleep for the IRQ
     uint64_t iaa_seq_ = 0;

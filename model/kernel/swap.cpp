@@ -199,29 +199,26 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
     // Pages in batches: compress the batch under the per-CPU acomp_ctx mutex (uncontended),
     // then store its pages. A batch is one page (zswap_store_page, v7), or up to
     // zswap_batch pages compressed in parallel on IAA (the batching series).
+    // Every page compresses to `len`, so a rejection comes at the first batch, before any store.
     const bool sw = !cfg_.comp.hw;
     const unsigned batch = sw ? 1 : std::max(1u, cfg_.zswap_batch);
-    if (len >= PAGE_SIZE) {   // rejected at the first batch, before anything is stored
-        if (sw) {   // v6.12: reject_compress_poor, the folio goes to swap
-            c.sys(cfg_.comp.comp_s);
-            zswap.reject_compress_poor++;
-        } else {    // IAA_ERROR_COMP_BUF_OVERFLOW: -EOVERFLOW, zswap rejects
-            iaa_compress_batch(c, std::min(batch, nr));
-            zswap.reject_compress_fail++;
-        }
+    if (sw && len >= PAGE_SIZE) {   // v6.12: reject_compress_poor, the folio goes to swap
+        c.sys(cfg_.comp.comp_s);
+        zswap.reject_compress_poor++;
         return false;
     }
-    unsigned cls = zpool.class_index(len);
     hw::Lock& tree = zswap_tree_lock(swap_off);
     for (unsigned i = 0; i < nr; i++) {   // zswap_store_page
         if (c.slice_over(cfg_.reclaim_slice))   // a large folio's pages take a while: run them
             c.flush();
-        if (sw)
+        if (sw) {
             c.sys(cfg_.comp.comp_s);
-        else if (i % batch == 0)
-            iaa_compress_batch(c, std::min(batch, nr - i));
+        } else if (i % batch == 0 && !iaa_compress_batch(c, std::min(batch, nr - i))) {
+            zswap.reject_compress_fail++;   // IAA_ERROR_COMP_BUF_OVERFLOW: -EOVERFLOW
+            return false;
+        }
         c.sys(k.zswap_store_page + double(len) / k.zs_copy_bw);
-        c.lock(zs_class_lock_[cls], k.zs_class_hold);   // zs_malloc
+        c.lock(zs_class_lock_[zpool.class_index(len)], k.zs_class_hold);   // zs_malloc
         c.lock(tree, k.zswap_tree_hold);                 // xa_store
         c.lock(list_lru_lock_[size_t(nid)], k.list_lru_hold); // zswap_lru_add
         zpool.zs_malloc(len);
@@ -273,8 +270,9 @@ void Kernel::iaa_wait(Ctx& c, double done)
 
 // One batch of `n` pages (n = 1 without the batching series): the descriptors are submitted
 // one after the other, then waited for together. With verify_compress each result is
-// decompressed on a decompress engine and its CRC compared.
-void Kernel::iaa_compress_batch(Ctx& c, unsigned n)
+// decompressed on a decompress engine and its CRC compared. False: an output overflowed its
+// one-page buffer (nothing is verified).
+bool Kernel::iaa_compress_batch(Ctx& c, unsigned n)
 {
     const IaaConfig& ic = cfg_.iaa;
     const double comp = cfg_.comp.comp_s, decomp = cfg_.comp.decomp_s;
@@ -288,9 +286,9 @@ void Kernel::iaa_compress_batch(Ctx& c, unsigned n)
         jobs.push_back(j);
         last = std::max(last, j.end);
     }
-    if (cfg_.comp.comp_len >= PAGE_SIZE) {   // output buffer is one page: nothing to verify
+    if (cfg_.comp.comp_len >= PAGE_SIZE) {
         iaa_wait(c, last);
-        return;
+        return false;
     }
     if (ic.verify) {
         for (const hw::IaaJob& j : jobs) {
@@ -301,6 +299,7 @@ void Kernel::iaa_compress_batch(Ctx& c, unsigned n)
     iaa_wait(c, last);
     if (ic.verify)
         c.sys(ic.crc * n);
+    return true;
 }
 
 void Kernel::iaa_decompress(Ctx& c)

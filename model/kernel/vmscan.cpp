@@ -11,8 +11,8 @@
 // swpout_fallback), try_to_unmap, try_to_unmap_flush_dirty, pageout (zswap or bio), then
 // __remove_mapping and freeing; folio_end_writeback's rotation to the inactive tail.
 // Granularity: one folio at a time; the state changes of a pass happen when it is planned,
-// its time is run after each shrink_inactive_list round once sim.reclaim_slice has built up. Leaves out: MGLRU, cost-based anon/file balance, kswapd, dirty file
-// writeback, deferred split.
+// its time is run after each shrink_inactive_list round once sim.reclaim_slice has built up.
+// Leaves out: MGLRU, cost-based anon/file balance, kswapd, dirty file writeback, deferred split.
 #include <algorithm>
 
 #include "kernel/kernel.hpp"
