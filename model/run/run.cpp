@@ -224,6 +224,8 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     uc.write_chunk = uint64_t(cfg.num("sim.write_chunk"));
     uc.user_write_bw = kc.c.user_write_bw;
     uc.fork_cost = cfg.num("cost.fork_ns") * 1e-9;
+    uc.fork_jitter = cfg.num("sim.fork_jitter");
+    uc.seed = uint64_t(cfg.i("seed"));
     std::vector<int> allowed = scenario::parse_cpulist(cfg.s("workload.cpus"), kc.topo.nr_cpus());
     std::vector<int> cpus = hw::place_tasks(kc.topo, allowed, uc.nproc);
     workload::Usemem um(k, uc, cpus);

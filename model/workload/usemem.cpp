@@ -1,6 +1,7 @@
 #include "workload/usemem.hpp"
 
 #include <algorithm>
+#include <random>
 
 namespace swapsim::workload {
 
@@ -13,6 +14,14 @@ constexpr uint64_t MISC_VMA_PAGES = 3;    // stack, heap, libc and ld.so data: s
 
 Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus) : k_(k), cfg_(cfg)
 {
+    // The parent forks the children one after the other; each fork's duration varies.
+    std::mt19937_64 rng(cfg.seed);
+    double t = 0;
+    for (int i = 0; i < cfg.nproc; i++) {
+        double u = double(rng() >> 11) * 0x1.0p-52 - 1.0;   // [-1, 1), the same on every libc
+        t += cfg.fork_cost * (1.0 + cfg.fork_jitter * u);
+        fork_done_.push_back(t);
+    }
     std::vector<int> allowed(cpus);
     std::sort(allowed.begin(), allowed.end());
     allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
@@ -75,8 +84,7 @@ void Usemem::run_child(int i, Clock& clk, Barrier* start_barrier, Barrier* free_
 {
     UsememProc& pr = procs_[size_t(i)];
     Task& t = k_.task(pids_[size_t(i)]);
-    // The parent forks the children one after the other.
-    clk.sleep_until(cfg_.fork_cost * (i + 1));
+    clk.sleep_until(fork_done_[size_t(i)]);
     pr.t_start = clk.now();
     Ctx c(k_, t, clk);
     uint64_t pages = cfg_.size / mm::PAGE_SIZE;

@@ -8,7 +8,8 @@
 // (timing_free) then exits. Throughput is usemem's own: ((bytes * 10^6) >> 10) / usecs with
 // bytes = size/8 + size per pass, usecs from start_time.
 // Granularity: a task advances `write_chunk` bytes per simulated step, and breaks the step at
-// every fault that leaves memory.high debt (paid on return to user mode).
+// every fault that leaves memory.high debt (paid on return to user mode). The only random
+// input is the duration of each fork (seeded), so that seeds sample the run-to-run noise.
 // Leaves out: -R random access, -j steps, threads, file mappings.
 #pragma once
 
@@ -30,6 +31,8 @@ struct UsememConfig {
     uint64_t write_chunk = 256 * 1024;
     double user_write_bw = 1e10;  // bytes/s of the write loop
     double fork_cost = 0;         // s per fork in the parent
+    double fork_jitter = 0;       // each fork takes fork_cost * (1 + fork_jitter * u), u in [-1, 1)
+    uint64_t seed = 1;            // draws u
 };
 
 struct UsememProc {
@@ -65,6 +68,7 @@ private:
     UsememConfig cfg_;
     std::vector<int> pids_;
     std::vector<UsememProc> procs_;
+    std::vector<double> fork_done_;   // when the parent's fork of child i returns
 };
 
 }  // namespace swapsim::workload
