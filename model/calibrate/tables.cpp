@@ -118,14 +118,80 @@ Progress stderr_progress(const std::string& what)
     };
 }
 
+namespace {
+
+// Scenario files that set the same machine, kernel and workload are one simulation: the key
+// is the file without its name, description and sources (the path itself if it does not parse).
+std::string content_key(const std::string& path)
+{
+    std::ifstream f(path);
+    json j = json::parse(f, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        return "path:" + path;
+    for (const char* k : {"$schema", "name", "description", "sources"})
+        j.erase(k);
+    return j.dump();
+}
+
+}  // namespace
+
+json merge_runs(const std::vector<json>& runs)
+{
+    if (runs.size() == 1)
+        return runs.front();
+    json out = runs.front();
+    json lo = json::object(), hi = json::object(), seeds = json::array();
+    for (auto& [k, v] : out["metrics"].items()) {
+        if (!v.is_number())
+            continue;
+        double sum = 0, mn = v.get<double>(), mx = mn;
+        for (const json& r : runs) {
+            double x = r.at("metrics").at(k).get<double>();
+            sum += x;
+            mn = std::min(mn, x);
+            mx = std::max(mx, x);
+        }
+        v = sum / double(runs.size());
+        lo[k] = mn;
+        hi[k] = mx;
+    }
+    std::vector<double> tps;
+    for (const json& r : runs) {
+        seeds.push_back(r.at("effective_config").value("seed", 0));
+        for (const json& p : r.value("per_process", json::array()))
+            tps.push_back(p.at("throughput_kbps").get<double>());
+    }
+    if (!tps.empty())
+        out["distribution"]["throughput_kbps"] = report::distribution(tps);
+    out["runs"] = {{"seeds", seeds}, {"min", lo}, {"max", hi}};
+    return out;
+}
+
 std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenarios,
                                           const std::vector<std::string>& run_args, int jobs,
-                                          const Progress& progress)
+                                          const Progress& progress, int runs)
 {
-    std::vector<std::string> todo;
-    for (const auto& s : scenarios)
-        if (std::find(todo.begin(), todo.end(), s) == todo.end())
-            todo.push_back(s);
+    runs = std::max(1, runs);
+    // One simulation per distinct scenario content and seed.
+    std::vector<std::string> keys;               // distinct contents, in first-seen order
+    std::map<std::string, std::string> rep;      // key -> the scenario file that runs it
+    std::map<std::string, std::string> key_of;   // scenario file -> key
+    for (const auto& s : scenarios) {
+        if (key_of.count(s))
+            continue;
+        std::string k = content_key(s);
+        key_of[s] = k;
+        if (rep.emplace(k, s).second)
+            keys.push_back(k);
+    }
+    struct Job {
+        size_t key;
+        int seed;   // 0: the scenario's own
+    };
+    std::vector<Job> todo;
+    for (size_t k = 0; k < keys.size(); k++)
+        for (int r = 1; r <= runs; r++)
+            todo.push_back({k, runs > 1 ? r : 0});
     std::string tmpl = (fs::temp_directory_path() / "swapsim_eval.XXXXXX").string();
     if (!::mkdtemp(tmpl.data()))
         throw std::runtime_error("cannot create a temporary directory");
@@ -135,13 +201,18 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
         size_t idx;
     };
     std::vector<Child> running;
-    std::map<std::string, json> out;
+    std::vector<std::vector<json>> got(keys.size());
     std::string failure;
     size_t next = 0, done = 0;
     jobs = std::max(1, jobs);
     auto start = [&](size_t i) {
-        std::vector<std::string> args = {"/proc/self/exe", "run", todo[i], "--out", (tmp / std::to_string(i)).string()};
+        const std::string& file = rep.at(keys[todo[i].key]);
+        std::vector<std::string> args = {"/proc/self/exe", "run", file, "--out", (tmp / std::to_string(i)).string()};
         args.insert(args.end(), run_args.begin(), run_args.end());
+        if (todo[i].seed) {
+            args.push_back("--set");
+            args.push_back("seed=" + std::to_string(todo[i].seed));
+        }
         std::vector<char*> argv;
         for (auto& a : args)
             argv.push_back(a.data());
@@ -175,12 +246,12 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
         running.erase(it);
         done++;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-            out[todo[i]] = json::parse(std::ifstream(tmp / std::to_string(i) / "result.json"));
+            got[todo[i].key].push_back(json::parse(std::ifstream(tmp / std::to_string(i) / "result.json")));
         } else if (failure.empty()) {
             std::ifstream e(tmp / (std::to_string(i) + ".err"));
             std::string line;
             std::getline(e, line);
-            failure = todo[i] + ": " + (line.empty() ? "simulation failed" : line);
+            failure = rep.at(keys[todo[i].key]) + ": " + (line.empty() ? "simulation failed" : line);
         }
         if (progress)
             progress(done, todo.size());
@@ -188,6 +259,17 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
     fs::remove_all(tmp);
     if (!failure.empty())
         throw std::runtime_error(failure);
+    // Runs finish in any order: merge them by seed.
+    std::map<std::string, json> out;
+    for (size_t k = 0; k < keys.size(); k++) {
+        std::sort(got[k].begin(), got[k].end(), [](const json& a, const json& b) {
+            return a.at("effective_config").value("seed", 0) < b.at("effective_config").value("seed", 0);
+        });
+        json merged = merge_runs(got[k]);
+        for (const auto& [s, key] : key_of)
+            if (key == keys[k])
+                out[s] = merged;
+    }
     return out;
 }
 
@@ -236,8 +318,11 @@ std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<
             int row = tb->second.row_of(m);
             if (row < 0)
                 continue;
-            Cell c{t.table, t.column, m, tb->second.values[size_t(row)][size_t(col)], model_value(rs->second, m), {}};
+            Cell c{t.table, t.column, m, tb->second.values[size_t(row)][size_t(col)], model_value(rs->second, m), {}, {}};
             c.rel_error = rel_error(c.published, c.model);
+            const json& r = rs->second;
+            if (c.model && *c.model != 0 && r.contains("runs") && r["runs"]["min"].contains(m))
+                c.spread = (r["runs"]["max"][m].get<double>() - r["runs"]["min"][m].get<double>()) / std::fabs(*c.model);
             cells.push_back(std::move(c));
         }
     }
@@ -247,8 +332,8 @@ std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<
 json summarize(const std::vector<Cell>& cells)
 {
     struct Acc {
-        double sum = 0, max = 0;
-        size_t n = 0;
+        double sum = 0, max = 0, spread_sum = 0, spread_max = 0;
+        size_t n = 0, spread_n = 0;
     };
     std::map<std::string, std::map<std::string, Acc>> by;   // table -> metric
     std::map<std::string, Acc> overall;
@@ -260,12 +345,20 @@ json summarize(const std::vector<Cell>& cells)
             a->sum += e;
             a->max = std::max(a->max, e);
             a->n++;
+            if (c.spread) {
+                a->spread_sum += *c.spread;
+                a->spread_max = std::max(a->spread_max, *c.spread);
+                a->spread_n++;
+            }
         }
     }
     auto dump = [](const std::map<std::string, Acc>& m) {
         json o = json::object();
-        for (auto& [k, a] : m)
+        for (auto& [k, a] : m) {
             o[k] = {{"mape", a.sum / double(a.n)}, {"max_error", a.max}, {"cells", a.n}};
+            if (a.spread_n)   // the model's own run-to-run range, (max - min) / mean over its seeds
+                o[k]["run_spread"] = {{"mean", a.spread_sum / double(a.spread_n)}, {"max", a.spread_max}};
+        }
         return o;
     };
     json s;
@@ -329,6 +422,16 @@ std::string render_summary(const json& summary, const std::vector<Cell>& cells, 
     for (auto& [t, per] : per_table.items())
         row(t, per);
     row("**all tables**", summary.value("per_metric", json::object()));
+    // The model's own noise: how far its runs with different seeds lie apart.
+    std::string spread;
+    const json per_metric = summary.value("per_metric", json::object());
+    for (const auto& m : headline)
+        if (m != "(all)" && per_metric.contains(m) && per_metric[m].contains("run_spread"))
+            spread += fmt::format("{}{} {:.1f}% (max {:.1f}%)", spread.empty() ? "" : ", ", m,
+                                  100 * per_metric[m]["run_spread"]["mean"].get<double>(),
+                                  100 * per_metric[m]["run_spread"]["max"].get<double>());
+    if (!spread.empty())
+        md += "\nThe model's run-to-run range, (max - min) / mean over its seeds, mean over cells: " + spread + ".\n";
 
     std::vector<const Cell*> big, small;
     for (const Cell& c : cells)

@@ -38,17 +38,24 @@ std::vector<Target> load_targets(const std::string& path);
 std::map<std::string, Table> load_tables(const std::string& path);
 
 // Run each scenario as `swapsim run SCENARIO --out DIR run_args...` in a child process, `jobs`
-// at a time. Returns result.json by scenario; throws naming the scenario that failed.
+// at a time. Scenario files that differ only in name, description and sources run once.
+// With runs > 1, each runs with seeds 1..runs and the results are merged (merge_runs).
+// Returns result.json by scenario; throws naming the scenario that failed.
 using Progress = std::function<void(size_t done, size_t total)>;
 std::map<std::string, nlohmann::json> run_scenarios(const std::vector<std::string>& scenarios,
                                                     const std::vector<std::string>& run_args, int jobs,
-                                                    const Progress& progress = {});
+                                                    const Progress& progress = {}, int runs = 1);
+// Several runs of one scenario (different seeds), as the seeds average 3 runs: every metric is
+// the mean, "runs" holds the seeds and each metric's min and max, and the per-process
+// throughput distribution is pooled over the runs.
+nlohmann::json merge_runs(const std::vector<nlohmann::json>& runs);
 // A progress bar on stderr: done/total and an ETA.
 Progress stderr_progress(const std::string& what);
 
 struct Cell {
     std::string table, column, metric;
     std::optional<double> published, model, rel_error;
+    std::optional<double> spread;   // (max - min) / |mean| of the model over its runs
 };
 
 // The model value of a metric in a result (per-size mTHP stats of sizes not enabled are 0).

@@ -41,12 +41,13 @@ void usage(FILE* f)
     std::fprintf(f,
         "usage: swapsim calibrate --train TABLE... --validate TABLE... --out FILE\n"
         "                         [--free PARAM...] [--weights metric=w,...] [--max-evals N] [-j N]\n"
-        "                         [--published FILE] [--targets FILE] [--start FILE] [--resume]\n"
+        "                         [--runs N] [--published FILE] [--targets FILE] [--start FILE] [--resume]\n"
         "\n"
         "Fits the free parameters (default: the registry's fit_default costs) to the training tables'\n"
         "cells, then reports the error on the validation tables. TABLE is a table id of the targets\n"
         "file (e.g. zswap-mthp-v7/case1-64k). The output holds the fitted values, the training and\n"
-        "validation error per metric, the iterations and this command line; it is a --params file.\n");
+        "validation error per metric, the iterations and this command line; it is a --params file.\n"
+        "  --runs N   evaluate each scenario as the mean of seeds 1..N (default 1)\n");
 }
 
 std::string key_of(const std::vector<double>& v)
@@ -65,6 +66,7 @@ struct Calib {
     std::map<std::string, calibrate::Table> tables;
     std::map<std::string, double> weights;
     int jobs = 2;
+    int runs = 1;   // seeds averaged per scenario
     std::string cache_path;
     std::map<std::string, std::map<std::string, json>> cache;   // x key -> scenario -> result
     int evals = 0;
@@ -87,7 +89,7 @@ struct Calib {
     std::map<std::string, json> run(const std::vector<calibrate::Target>& targets, const std::vector<double>& logx,
                                     const std::string& what)
     {
-        std::string key = key_of(logx);
+        std::string key = key_of(logx) + (runs > 1 ? fmt::format(" runs={}", runs) : "");
         std::vector<std::string> scen;
         for (const auto& t : targets)
             scen.push_back(t.scenario);
@@ -100,10 +102,12 @@ struct Calib {
             fs::path pf = tmp / "params.json";
             std::ofstream(pf) << json{{"values", values_for(logx)}}.dump();
             auto got = calibrate::run_scenarios(missing, {"--no-builtin-params", "--params", pf.string()}, jobs,
-                                                calibrate::stderr_progress(what));
+                                                calibrate::stderr_progress(what), runs);
             std::ofstream c(cache_path, std::ios::app);
             for (auto& [s, r] : got) {
                 json slim = {{"metrics", r["metrics"]}, {"distribution", r["distribution"]}};
+                if (r.contains("runs"))
+                    slim["runs"] = r["runs"];
                 cached[s] = slim;
                 c << json{{"x", key}, {"scenario", s}, {"result", slim}}.dump() << "\n";
             }
@@ -197,6 +201,8 @@ int cmd_calibrate(int argc, char** argv)
                 max_evals = int_arg(a, need(), 1, 100000);
             } else if (a == "-j") {
                 cb.jobs = int_arg(a, need(), 1, 256);
+            } else if (a == "--runs") {
+                cb.runs = int_arg(a, need(), 1, 100);
             } else if (a == "--resume") {
                 resume = true;
                 list = nullptr;

@@ -43,8 +43,6 @@ long peak_rss_kb()
     return ru.ru_maxrss;
 }
 
-namespace {
-
 json distribution(std::vector<double> v)
 {
     json d;
@@ -66,6 +64,8 @@ json distribution(std::vector<double> v)
     d["jain_fairness"] = sum2 > 0 ? sum * sum / (n * sum2) : 1.0;
     return d;
 }
+
+namespace {
 
 json histogram(const hw::WaitHistogram& h)
 {

@@ -32,6 +32,9 @@ std::string format_table(const nlohmann::json& result);
 // Throws std::runtime_error naming the path on failure.
 void write_result(const std::string& dir, const nlohmann::json& doc);
 
+// min, median, max, mean, stdev and Jain's fairness index of per-process values.
+nlohmann::json distribution(std::vector<double> v);
+
 std::string sha256_hex(const std::string& data);
 // Peak resident set size of this process, KiB.
 long peak_rss_kb();

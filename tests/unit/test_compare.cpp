@@ -131,3 +131,38 @@ TEST_CASE("compare: the markdown table keeps its columns and flags a change of t
     CHECK(row_pipes("| Throughput") == 5);
     CHECK(md.find("mm-unstable \\| zstd") != std::string::npos);
 }
+
+TEST_CASE("compare: several seeds of a column are averaged, with their range and pooled processes")
+{
+    auto run = [](int seed, double tp, double sys, std::vector<double> procs) {
+        json r = result(tp, sys, 100);
+        r["effective_config"]["seed"] = seed;
+        for (double p : procs)
+            r["per_process"].push_back({{"throughput_kbps", p}});
+        return r;
+    };
+    json m = merge_runs({run(1, 100, 10, {90, 110}), run(2, 130, 14, {120, 140}), run(3, 100, 9, {100, 100})});
+    CHECK(m["metrics"]["throughput_kbps"].get<double>() == Approx(110));
+    CHECK(m["metrics"]["sys_s"].get<double>() == Approx(11));
+    CHECK(m["runs"]["min"]["sys_s"].get<double>() == 9);
+    CHECK(m["runs"]["max"]["throughput_kbps"].get<double>() == 130);
+    CHECK(m["runs"]["seeds"] == json::array({1, 2, 3}));
+    // The distribution pools the six processes of the three runs.
+    CHECK(m["distribution"]["throughput_kbps"]["min"].get<double>() == 90);
+    CHECK(m["distribution"]["throughput_kbps"]["max"].get<double>() == 140);
+    CHECK(m["distribution"]["throughput_kbps"]["median"].get<double>() == Approx(105));
+    // One run is returned as it is.
+    json one = run(1, 100, 10, {90, 110});
+    CHECK(merge_runs({one}) == one);
+    // A cell's spread is the model's range over its runs, relative to the mean.
+    std::map<std::string, Table> tables = {{"demo/t", two_columns()}};
+    std::vector<Target> targets = {{"demo/t", "base", "b.json", {"throughput_kbps", "sys_s", "zswpout"}}};
+    auto cells = make_cells(targets, tables, {{"b.json", m}});
+    REQUIRE(cells.size() == 3);
+    CHECK(*cells[0].spread == Approx(30.0 / 110));
+    CHECK(*cells[1].spread == Approx(5.0 / 11));
+    CHECK(*cells[2].spread == 0);
+    json s = summarize(cells);
+    CHECK(s["per_metric"]["sys_s"]["run_spread"]["max"].get<double>() == Approx(5.0 / 11));
+    CHECK(render_summary(s, cells).find("run-to-run range") != std::string::npos);
+}
