@@ -64,12 +64,10 @@ struct Table {
 
 // The costs `swapsim calibrate` frees by default: those no data sheet gives whose 1.65x step
 // moved a Case 1 throughput or sys time by 5% or more (BOBYQA's first 2n+1 points over 11
-// candidates), the in-kernel zstd cost, whose default has a guessed kernel factor, and
-// zswap_invalidate's cost, which the seeds' sys time beyond the write phase calls for.
+// candidates), plus the in-kernel zstd cost, whose default has a guessed kernel factor.
 const char* const kFitDefault[] = {
     "cost.cpu.smt_yield", "cost.rmap.walk", "cost.zswap.store_page", "cost.zsmalloc.class_hold",
     "cost.lock.handoff_ns", "cost.iaa.fixed.comp_base_ns", "cost.compress.zstd.usemem_comp",
-    "cost.zswap.invalidate_page",
 };
 
 Registry build()
