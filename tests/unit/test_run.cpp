@@ -185,3 +185,14 @@ TEST_CASE("run: v7 zswap_store compresses a large folio page by page, so IAA see
     CHECK(ws > 0);
     CHECK(wl < 2 * ws);
 }
+
+TEST_CASE("run: the seed draws the fork times, so seeds differ and jitter 0 makes them equal", "[run]")
+{
+    TempDir a, b, c, d;
+    json s1 = run_json({"--set", "seed=1"}, a.path), s2 = run_json({"--set", "seed=2"}, b.path);
+    CHECK(s1["metrics"].dump() != s2["metrics"].dump());
+    // Without jitter every fork takes cost.fork_ns and the seed changes nothing.
+    json z1 = run_json({"--set", "seed=1", "--set", "sim.fork_jitter=0"}, c.path);
+    json z2 = run_json({"--set", "seed=2", "--set", "sim.fork_jitter=0"}, d.path);
+    CHECK(z1["metrics"].dump() == z2["metrics"].dump());
+}
