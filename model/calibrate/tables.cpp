@@ -173,25 +173,26 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
 {
     runs = std::max(1, runs);
     // One simulation per distinct scenario content and seed.
-    std::vector<std::string> keys;               // distinct contents, in first-seen order
-    std::map<std::string, std::string> rep;      // key -> the scenario file that runs it
-    std::map<std::string, std::string> key_of;   // scenario file -> key
-    for (const auto& s : scenarios) {
-        if (key_of.count(s))
-            continue;
-        std::string k = content_key(s);
-        key_of[s] = k;
-        if (rep.emplace(k, s).second)
-            keys.push_back(k);
+    std::vector<std::string> files;            // a file of each distinct content
+    std::map<std::string, size_t> group_of;    // scenario file -> index into files
+    {
+        std::map<std::string, size_t> by_content;
+        for (const auto& s : scenarios)
+            if (!group_of.count(s)) {
+                auto [it, added] = by_content.emplace(content_key(s), files.size());
+                if (added)
+                    files.push_back(s);
+                group_of[s] = it->second;
+            }
     }
     struct Job {
-        size_t key;
-        int seed;   // 0: the scenario's own
+        size_t group;
+        int run;   // 0..runs-1; seed run + 1, or the scenario's own with a single run
     };
     std::vector<Job> todo;
-    for (size_t k = 0; k < keys.size(); k++)
-        for (int r = 1; r <= runs; r++)
-            todo.push_back({k, runs > 1 ? r : 0});
+    for (size_t g = 0; g < files.size(); g++)
+        for (int r = 0; r < runs; r++)
+            todo.push_back({g, r});
     std::string tmpl = (fs::temp_directory_path() / "swapsim_eval.XXXXXX").string();
     if (!::mkdtemp(tmpl.data()))
         throw std::runtime_error("cannot create a temporary directory");
@@ -201,17 +202,17 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
         size_t idx;
     };
     std::vector<Child> running;
-    std::vector<std::vector<json>> got(keys.size());
+    std::vector<std::vector<json>> got(files.size(), std::vector<json>(size_t(runs)));
     std::string failure;
     size_t next = 0, done = 0;
     jobs = std::max(1, jobs);
     auto start = [&](size_t i) {
-        const std::string& file = rep.at(keys[todo[i].key]);
-        std::vector<std::string> args = {"/proc/self/exe", "run", file, "--out", (tmp / std::to_string(i)).string()};
+        std::vector<std::string> args = {"/proc/self/exe", "run", files[todo[i].group], "--out",
+                                         (tmp / std::to_string(i)).string()};
         args.insert(args.end(), run_args.begin(), run_args.end());
-        if (todo[i].seed) {
+        if (runs > 1) {
             args.push_back("--set");
-            args.push_back("seed=" + std::to_string(todo[i].seed));
+            args.push_back("seed=" + std::to_string(todo[i].run + 1));
         }
         std::vector<char*> argv;
         for (auto& a : args)
@@ -246,12 +247,12 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
         running.erase(it);
         done++;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-            got[todo[i].key].push_back(json::parse(std::ifstream(tmp / std::to_string(i) / "result.json")));
+            got[todo[i].group][size_t(todo[i].run)] = json::parse(std::ifstream(tmp / std::to_string(i) / "result.json"));
         } else if (failure.empty()) {
             std::ifstream e(tmp / (std::to_string(i) + ".err"));
             std::string line;
             std::getline(e, line);
-            failure = rep.at(keys[todo[i].key]) + ": " + (line.empty() ? "simulation failed" : line);
+            failure = files[todo[i].group] + ": " + (line.empty() ? "simulation failed" : line);
         }
         if (progress)
             progress(done, todo.size());
@@ -259,17 +260,12 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
     fs::remove_all(tmp);
     if (!failure.empty())
         throw std::runtime_error(failure);
-    // Runs finish in any order: merge them by seed.
+    std::vector<json> merged;
+    for (const auto& runs_of : got)
+        merged.push_back(merge_runs(runs_of));
     std::map<std::string, json> out;
-    for (size_t k = 0; k < keys.size(); k++) {
-        std::sort(got[k].begin(), got[k].end(), [](const json& a, const json& b) {
-            return a.at("effective_config").value("seed", 0) < b.at("effective_config").value("seed", 0);
-        });
-        json merged = merge_runs(got[k]);
-        for (const auto& [s, key] : key_of)
-            if (key == keys[k])
-                out[s] = merged;
-    }
+    for (const auto& [s, g] : group_of)
+        out[s] = merged[g];
     return out;
 }
 
