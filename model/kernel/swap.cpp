@@ -208,6 +208,7 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
         return false;
     }
     hw::Lock& tree = zswap_tree_lock(swap_off);
+    hw::Lock& cls = zs_class_lock_[zpool.class_index(len)];
     for (unsigned i = 0; i < nr; i++) {   // zswap_store_page
         if (c.slice_over(cfg_.reclaim_slice))   // a large folio's pages take a while: run them
             c.flush();
@@ -218,7 +219,7 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
             return false;
         }
         c.sys(k.zswap_store_page + double(len) / k.zs_copy_bw);
-        c.lock(zs_class_lock_[zpool.class_index(len)], k.zs_class_hold);   // zs_malloc
+        c.lock(cls, k.zs_class_hold);                    // zs_malloc
         c.lock(tree, k.zswap_tree_hold);                 // xa_store
         c.lock(list_lru_lock_[size_t(nid)], k.list_lru_hold); // zswap_lru_add
         zpool.zs_malloc(len);
