@@ -108,13 +108,9 @@ Lock::Bin& Lock::at(int64_t b)
     int64_t id = b >> kBlockShift;
     Block*& blk = ring_[size_t(id & (kRing - 1))];
     if (!blk || blk->id != id) {
-        // A new block: recycle every block more than the ring's span behind it.
-        for (Block*& old : ring_)
-            if (old && old->id <= id - kRing) {
-                put_block(old);
-                old = nullptr;
-            }
-        if (blk)   // a block of the same slot that is still in the span (a far-ahead booking)
+        // A new block replaces the one of its slot, which find() can no longer reach; other
+        // stale blocks go back to the free list at the next prune().
+        if (blk)
             put_block(blk);
         blk = get_block(id);
     }
@@ -277,8 +273,12 @@ double Lock::acquire_one(double t, double hold)
     double left = h, pos = start;
     int64_t cur = r;
     while (left > 0) {
-        cur = find_room(cur);
-        Bin& bin = at(cur);
+        Bin* bp = &at(cur);
+        if (bp->used >= kFull) {
+            cur = find_room(cur);
+            bp = &at(cur);
+        }
+        Bin& bin = *bp;
         double bs = double(cur) * kBin;
         double from = std::max(pos, bs + double(bin.used));
         double take = std::min({left, bs + kBin - from, kBin - double(bin.used)});
