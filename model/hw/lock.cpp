@@ -57,6 +57,7 @@ Lock& Lock::operator=(const Lock& o)
         st_ = o.st_;
         floor_ = INT64_MIN;
         iv_.clear();
+        ivh_ = 0;
         latest_ = 0;
     }
     return *this;
@@ -64,7 +65,7 @@ Lock& Lock::operator=(const Lock& o)
 
 Lock::Lock(Lock&& o) noexcept
     : handoff_(o.handoff_), st_(o.st_), ring_(std::move(o.ring_)), floor_(o.floor_), iv_(std::move(o.iv_)),
-      latest_(o.latest_)
+      ivh_(o.ivh_), latest_(o.latest_)
 {
     o.ring_.clear();
 }
@@ -78,6 +79,7 @@ Lock& Lock::operator=(Lock&& o) noexcept
         ring_ = std::move(o.ring_);
         floor_ = o.floor_;
         iv_ = std::move(o.iv_);
+        ivh_ = o.ivh_;
         latest_ = o.latest_;
         o.ring_.clear();
     }
@@ -121,11 +123,7 @@ void Lock::prune(double now)
 {
     // Intervals: drop those that ended. Bins: recycle blocks before the one holding `now`;
     // a lock left with no block goes back to the interval list.
-    size_t drop = 0;
-    while (drop < iv_.size() && iv_[drop].second < now)
-        drop++;
-    if (drop)
-        iv_.erase(iv_.begin(), iv_.begin() + long(drop));
+    drop_intervals(now);
     if (ring_.empty())
         return;
     int64_t id = int64_t(std::floor(now / kBin)) >> kBlockShift;
@@ -165,28 +163,39 @@ constexpr double kKeep = 4e-3;         // seconds of intervals a lock keeps behi
 constexpr size_t kMaxIntervals = 256;  // beyond this, the lock switches to bins
 }  // namespace
 
+// Forget the intervals that ended before `t`; the vector is compacted once half of it is dead.
+void Lock::drop_intervals(double t)
+{
+    while (ivh_ < iv_.size() && iv_[ivh_].second < t)
+        ivh_++;
+    if (ivh_ == iv_.size()) {
+        iv_.clear();
+        ivh_ = 0;
+    } else if (ivh_ > 64 && 2 * ivh_ > iv_.size()) {
+        iv_.erase(iv_.begin(), iv_.begin() + long(ivh_));
+        ivh_ = 0;
+    }
+}
+
 // The hold starts at the first idle gap at or after t long enough for it (among the next 16
 // busy intervals; past them, after the last one).
 double Lock::acquire_interval(double t, double hold)
 {
     latest_ = std::max(latest_, t);
-    size_t drop = 0;
-    while (drop < iv_.size() && iv_[drop].second < latest_ - kKeep)
-        drop++;
-    if (drop)
-        iv_.erase(iv_.begin(), iv_.begin() + long(drop));
-    if (iv_.empty() || t > iv_.back().second) {   // after every booked interval: free
+    drop_intervals(latest_ - kKeep);
+    if (ivh_ == iv_.size() || t > iv_.back().second) {   // after every booked interval: free
         iv_.push_back({t, t + hold});
         st_.acquisitions++;
         st_.hold_s += hold;
-        if (iv_.size() > kMaxIntervals)
+        if (iv_.size() - ivh_ > kMaxIntervals)
             to_bins();
         return hold;
     }
-    auto it = std::upper_bound(iv_.begin(), iv_.end(), t,
+    auto first = iv_.begin() + long(ivh_);
+    auto it = std::upper_bound(first, iv_.end(), t,
                                [](double v, const std::pair<double, double>& p) { return v < p.first; });
     double start = t;
-    if (it != iv_.begin() && std::prev(it)->second > start)
+    if (it != first && std::prev(it)->second > start)
         start = std::prev(it)->second;
     int steps = 0;
     for (auto j = it; j != iv_.end(); ++j) {
@@ -205,9 +214,10 @@ double Lock::acquire_interval(double t, double hold)
     }
     // Insert [start, start + h), merged with touching neighbours.
     double a = start, z = start + h;
-    auto pos = std::lower_bound(iv_.begin(), iv_.end(), a,
+    first = iv_.begin() + long(ivh_);
+    auto pos = std::lower_bound(first, iv_.end(), a,
                                 [](const std::pair<double, double>& p, double v) { return p.first < v; });
-    if (pos != iv_.begin() && std::prev(pos)->second >= a) {
+    if (pos != first && std::prev(pos)->second >= a) {
         --pos;
         a = pos->first;
     }
@@ -226,7 +236,7 @@ double Lock::acquire_interval(double t, double hold)
     st_.acquisitions++;
     st_.hold_s += h;
     st_.spin_s += spin;
-    if (iv_.size() > kMaxIntervals)
+    if (iv_.size() - ivh_ > kMaxIntervals)
         to_bins();
     return spin + h;
 }
@@ -235,9 +245,12 @@ double Lock::acquire_interval(double t, double hold)
 void Lock::to_bins()
 {
     auto ivs = std::move(iv_);
+    size_t from = ivh_;
     iv_.clear();
+    ivh_ = 0;
     ring_.assign(size_t(kRing), nullptr);
-    for (auto [a, z] : ivs) {
+    for (size_t i = from; i < ivs.size(); i++) {
+        auto [a, z] = ivs[i];
         int64_t first = int64_t(std::floor(a / kBin)), last = int64_t(std::floor(z / kBin));
         for (int64_t b = first; b <= last; b++) {
             double bs = double(b) * kBin;
