@@ -258,12 +258,13 @@ int Kernel::node_of_cpu(int cpu) const
     return cfg_.membind >= 0 ? cfg_.membind : cfg_.topo.socket_of(cpu);
 }
 
-hw::Lock& Kernel::lock_in(std::unordered_map<uint32_t, hw::Lock>& m, uint32_t key)
+hw::Lock& Kernel::lock_in(std::vector<std::unique_ptr<hw::Lock>>& m, uint32_t key)
 {
-    auto it = m.find(key);
-    if (it == m.end())
-        it = m.emplace(key, hw::Lock(cfg_.c.lock_handoff)).first;
-    return it->second;
+    if (key >= m.size())
+        m.resize(size_t(key) + 1);
+    if (!m[key])
+        m[key] = std::make_unique<hw::Lock>(cfg_.c.lock_handoff);
+    return *m[key];
 }
 
 hw::Lock& Kernel::swap_cache_lock(swp_offset_t off)
@@ -307,7 +308,10 @@ std::vector<std::pair<std::string, const hw::LockStats*>> Kernel::lock_stats() c
     auto sum_into = [&](const char* name, auto& locks, hw::LockStats& acc) {
         acc = {};
         for (auto& l : locks) {
-            const hw::LockStats& s = lock_of(l).stats();
+            const hw::Lock* lk = lock_of(l);
+            if (!lk)
+                continue;
+            const hw::LockStats& s = lk->stats();
             acc.acquisitions += s.acquisitions;
             acc.contended += s.contended;
             acc.hold_s += s.hold_s;

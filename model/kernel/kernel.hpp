@@ -14,7 +14,6 @@
 #include <memory>
 #include <queue>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "hw/blockdev.hpp"
@@ -262,9 +261,9 @@ private:
     hw::Lock& swap_cache_lock(mm::swp_offset_t off);
     hw::Lock& zswap_tree_lock(mm::swp_offset_t off);
     hw::Lock& swap_alloc_lock(mm::swp_offset_t off);
-    hw::Lock& lock_in(std::unordered_map<uint32_t, hw::Lock>& m, uint32_t key);
-    static const hw::Lock& lock_of(const hw::Lock& l) { return l; }
-    static const hw::Lock& lock_of(const std::pair<const uint32_t, hw::Lock>& p) { return p.second; }
+    hw::Lock& lock_in(std::vector<std::unique_ptr<hw::Lock>>& m, uint32_t key);
+    static const hw::Lock* lock_of(const hw::Lock& l) { return &l; }
+    static const hw::Lock* lock_of(const std::unique_ptr<hw::Lock>& p) { return p.get(); }
     void on_slot_free(mm::swp_offset_t off);
     void price_slot_frees(Ctx& c, const mm::SwapFreeTrace& tr, mm::swp_offset_t off);
 
@@ -279,7 +278,8 @@ private:
     mutable std::array<hw::LockStats, 7> agg_{};
     std::vector<hw::Lock> lru_lock_, zone_lock_, list_lru_lock_, zs_class_lock_;
     hw::Lock si_lock_, page_counter_;
-    std::unordered_map<uint32_t, hw::Lock> swap_cache_locks_, zswap_tree_locks_, cluster_locks_;
+    // Locks made on first use, indexed by address space (64 MiB of slots) or cluster.
+    std::vector<std::unique_ptr<hw::Lock>> swap_cache_locks_, zswap_tree_locks_, cluster_locks_;
     std::priority_queue<WbDone, std::vector<WbDone>, std::greater<WbDone>> wb_done_;
     uint64_t zswap_max_pages_ = 0;
     double pruned_at_ = 0, locks_pruned_at_ = 0;
