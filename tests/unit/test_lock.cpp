@@ -1,0 +1,94 @@
+// hw::Lock, the spinlock timeline: exact spins and holds on hand-computed cases, in both of its
+// modes (busy intervals while lightly used, capacity bins once it holds many), and pruning.
+#include <catch2/catch.hpp>
+
+#include "hw/lock.hpp"
+
+using namespace swapsim;
+using Catch::Matchers::WithinAbs;
+
+namespace {
+constexpr double us = 1e-6;
+constexpr double eps = 1e-15;
+}  // namespace
+
+TEST_CASE("lock: an idle lock costs the hold; an overlapping acquisition spins to its end and pays the handoff", "[lock][timed]")
+{
+    hw::Lock l(0.1 * us);
+    CHECK_THAT(l.acquire(0, 1 * us), WithinAbs(1 * us, eps));
+    // Arrives at 0.5 us while the first holds until 1 us: spins 0.5 us, then holds 1 us plus
+    // the 0.1 us cache-line handoff.
+    CHECK_THAT(l.acquire(0.5 * us, 1 * us), WithinAbs(0.5 * us + 1.1 * us, eps));
+    // After both (the second ended at 2.1 us): free again.
+    CHECK_THAT(l.acquire(3 * us, 1 * us), WithinAbs(1 * us, eps));
+    const hw::LockStats& s = l.stats();
+    CHECK(s.acquisitions == 3);
+    CHECK(s.contended == 1);
+    CHECK_THAT(s.spin_s, WithinAbs(0.5 * us, eps));
+    CHECK_THAT(s.hold_s, WithinAbs(3.1 * us, eps));
+}
+
+TEST_CASE("lock: an acquisition planned earlier than bookings already made takes an idle gap that fits", "[lock][timed]")
+{
+    hw::Lock l(0.1 * us);
+    l.acquire(10 * us, 1 * us);                                       // [10, 11)
+    CHECK_THAT(l.acquire(0, 1 * us), WithinAbs(1 * us, eps));          // [0, 1): fits before it
+    // At 9.5 us a 1 us hold does not fit in [9.5, 10): it starts at 11 us.
+    CHECK_THAT(l.acquire(9.5 * us, 1 * us), WithinAbs(1.5 * us + 1.1 * us, eps));
+    // At 2 us a 1 us hold fits in the gap [1, 10).
+    CHECK_THAT(l.acquire(2 * us, 1 * us), WithinAbs(1 * us, eps));
+    CHECK(l.stats().contended == 1);
+}
+
+TEST_CASE("lock: n acquisitions with spacing on a free lock cost n holds; on a busy one each waits its turn", "[lock][timed]")
+{
+    hw::Lock free_lock(0.1 * us);
+    CHECK_THAT(free_lock.acquire(0, 1 * us, 3, 2 * us), WithinAbs(3 * us, eps));
+
+    hw::Lock busy(0.1 * us);
+    busy.acquire(0, 5 * us);   // held over [0, 5)
+    // The first of two waits until 5 us (spin 4 us, hold 1.1 us); 1 us after it ends, at
+    // 7.1 us, the second finds the lock free.
+    CHECK_THAT(busy.acquire(1 * us, 1 * us, 2, 1 * us), WithinAbs(4 * us + 1.1 * us + 1 * us, eps));
+}
+
+TEST_CASE("lock: a lock with many bookings switches to bins and keeps the same timeline", "[lock][timed]")
+{
+    hw::Lock l(0);
+    // 300 holds of 1 us, one every 2 us: each finds the lock free. Past 256 separate
+    // intervals the lock books into 0.25 us bins.
+    for (int k = 0; k < 300; k++)
+        CHECK_THAT(l.acquire(k * 2 * us, 1 * us), WithinAbs(1 * us, 1e-12));
+    CHECK(l.blocks() > 0);
+    CHECK(l.stats().contended == 0);
+    CHECK_THAT(l.load(0, 600 * us), WithinAbs(0.5, 1e-6));
+    // Planned back at 0, a 1 us hold takes the first gap, [1, 2) us: spins 1 us.
+    CHECK_THAT(l.acquire(0, 1 * us), WithinAbs(2 * us, 1e-12));
+    // The next one finds [1, 2) taken too and waits for [3, 4).
+    CHECK_THAT(l.acquire(0, 1 * us), WithinAbs(4 * us, 1e-12));
+    CHECK(l.stats().contended == 2);
+    CHECK_THAT(l.load(0, 600 * us), WithinAbs(302.0 / 600, 1e-6));
+}
+
+TEST_CASE("lock: prune forgets what ended; a lock used far apart stays in interval mode", "[lock]")
+{
+    hw::Lock l(0.1 * us);
+    // One acquisition every 20 us for 20 ms: at most 200 intervals within the 4 ms a lock
+    // keeps, so it never needs bins, and none of them is contended.
+    for (int k = 0; k < 1000; k++)
+        CHECK_THAT(l.acquire(k * 20 * us, 1 * us), WithinAbs(1 * us, eps));
+    CHECK(l.blocks() == 0);
+    CHECK(l.stats().contended == 0);
+    CHECK_FALSE(l.idle());
+    l.prune(1.0);   // everything ended before 1 s
+    CHECK(l.idle());
+    // Bins are recycled by prune too.
+    hw::Lock b(0);
+    for (int k = 0; k < 300; k++)
+        b.acquire(k * 2 * us, 1 * us);
+    REQUIRE(b.blocks() > 0);
+    CHECK_FALSE(b.idle());
+    b.prune(1.0);
+    CHECK(b.blocks() == 0);
+    CHECK(b.idle());
+}
