@@ -193,7 +193,7 @@ double Lock::acquire_interval(double t, double hold)
     }
     auto first = iv_.begin() + long(ivh_);
     auto it = std::upper_bound(first, iv_.end(), t,
-                               [](double v, const std::pair<double, double>& p) { return v < p.first; });
+                               [](double v, const BusyInterval& p) { return v < p.first; });
     double start = t;
     if (it != first && std::prev(it)->second > start)
         start = std::prev(it)->second;
@@ -216,7 +216,7 @@ double Lock::acquire_interval(double t, double hold)
     double a = start, z = start + h;
     first = iv_.begin() + long(ivh_);
     auto pos = std::lower_bound(first, iv_.end(), a,
-                                [](const std::pair<double, double>& p, double v) { return p.first < v; });
+                                [](const BusyInterval& p, double v) { return p.first < v; });
     if (pos != first && std::prev(pos)->second >= a) {
         --pos;
         a = pos->first;

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "hw/interval.hpp"
+
 namespace swapsim::hw {
 
 struct LockStats {
@@ -78,7 +80,7 @@ private:
     LockStats st_;
     std::vector<Block*> ring_;        // bin mode: block id % kRing -> block
     int64_t floor_ = INT64_MIN;       // bins before this were pruned
-    std::vector<std::pair<double, double>> iv_;   // interval mode: busy [start, end), sorted
+    std::vector<BusyInterval> iv_;   // interval mode: busy [start, end), sorted
     size_t ivh_ = 0;                              // iv_[0, ivh_) have ended (dropped lazily)
     double latest_ = 0;
 };

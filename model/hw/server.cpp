@@ -28,7 +28,7 @@ double ServerPool::earliest_gap(size_t i, double t, double service) const
     auto first = tl.iv.begin() + long(tl.head), last = tl.iv.end();
     double start = t;
     // First interval starting after t; the one before it may still cover t.
-    auto it = std::upper_bound(first, last, start, [](double v, const std::pair<double, double>& p) { return v < p.first; });
+    auto it = std::upper_bound(first, last, start, [](double v, const BusyInterval& p) { return v < p.first; });
     if (it != first && std::prev(it)->second > start)
         start = std::prev(it)->second;
     // Look for a gap among the next few intervals; past them, queue behind the last one.
@@ -76,7 +76,7 @@ Grant ServerPool::submit(double t, double service)
     Timeline& tl = busy_iv_[size_t(g.server)];
     auto first = tl.iv.begin() + long(tl.head);
     auto it = std::lower_bound(first, tl.iv.end(), g.start,
-                               [](const std::pair<double, double>& p, double v) { return p.first < v; });
+                               [](const BusyInterval& p, double v) { return p.first < v; });
     double a = g.start, b = g.end;
     if (it != first && std::prev(it)->second >= a) {
         --it;

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "hw/interval.hpp"
+
 namespace swapsim::hw {
 
 struct Grant {
@@ -46,7 +48,7 @@ private:
     double earliest_gap(size_t i, double t, double service) const;
     // Per server: busy intervals [start, end), sorted, disjoint; entries before `head` are pruned.
     struct Timeline {
-        std::vector<std::pair<double, double>> iv;
+        std::vector<BusyInterval> iv;
         size_t head = 0;
     };
     std::vector<Timeline> busy_iv_;
