@@ -57,7 +57,6 @@ Lock& Lock::operator=(const Lock& o)
         st_ = o.st_;
         floor_ = INT64_MIN;
         iv_.clear();
-        ivh_ = 0;
         latest_ = 0;
     }
     return *this;
@@ -65,9 +64,10 @@ Lock& Lock::operator=(const Lock& o)
 
 Lock::Lock(Lock&& o) noexcept
     : handoff_(o.handoff_), st_(o.st_), ring_(std::move(o.ring_)), floor_(o.floor_), iv_(std::move(o.iv_)),
-      ivh_(o.ivh_), latest_(o.latest_)
+      latest_(o.latest_)
 {
     o.ring_.clear();
+    o.iv_.clear();
 }
 
 Lock& Lock::operator=(Lock&& o) noexcept
@@ -79,9 +79,9 @@ Lock& Lock::operator=(Lock&& o) noexcept
         ring_ = std::move(o.ring_);
         floor_ = o.floor_;
         iv_ = std::move(o.iv_);
-        ivh_ = o.ivh_;
         latest_ = o.latest_;
         o.ring_.clear();
+        o.iv_.clear();
     }
     return *this;
 }
@@ -123,7 +123,7 @@ void Lock::prune(double now)
 {
     // Intervals: drop those that ended. Bins: recycle blocks before the one holding `now`;
     // a lock left with no block goes back to the interval list.
-    drop_intervals(now);
+    iv_.drop_before(now);
     if (ring_.empty())
         return;
     int64_t id = int64_t(std::floor(now / kBin)) >> kBlockShift;
@@ -163,80 +163,24 @@ constexpr double kKeep = 4e-3;         // seconds of intervals a lock keeps behi
 constexpr size_t kMaxIntervals = 256;  // beyond this, the lock switches to bins
 }  // namespace
 
-// Forget the intervals that ended before `t`; the vector is compacted once half of it is dead.
-void Lock::drop_intervals(double t)
-{
-    while (ivh_ < iv_.size() && iv_[ivh_].second < t)
-        ivh_++;
-    if (ivh_ == iv_.size()) {
-        iv_.clear();
-        ivh_ = 0;
-    } else if (ivh_ > 64 && 2 * ivh_ > iv_.size()) {
-        iv_.erase(iv_.begin(), iv_.begin() + long(ivh_));
-        ivh_ = 0;
-    }
-}
-
 // The hold starts at the first idle gap at or after t long enough for it (among the next 16
 // busy intervals; past them, after the last one).
 double Lock::acquire_interval(double t, double hold)
 {
     latest_ = std::max(latest_, t);
-    drop_intervals(latest_ - kKeep);
-    if (ivh_ == iv_.size() || t > iv_.back().second) {   // after every booked interval: free
-        iv_.push_back({t, t + hold});
-        st_.acquisitions++;
-        st_.hold_s += hold;
-        if (iv_.size() - ivh_ > kMaxIntervals)
-            to_bins();
-        return hold;
-    }
-    auto first = iv_.begin() + long(ivh_);
-    auto it = std::upper_bound(first, iv_.end(), t,
-                               [](double v, const BusyInterval& p) { return v < p.first; });
-    double start = t;
-    if (it != first && std::prev(it)->second > start)
-        start = std::prev(it)->second;
-    int steps = 0;
-    for (auto j = it; j != iv_.end(); ++j) {
-        if (j->first >= start + hold)
-            break;
-        start = std::max(start, j->second);
-        if (++steps == 16) {
-            start = std::max(start, iv_.back().second);
-            break;
-        }
-    }
+    iv_.drop_before(latest_ - kKeep);
+    double start = iv_.earliest_gap(t, hold);
     double h = hold;
     if (start > t + 1e-12) {
         h += handoff_;
         st_.contended++;
     }
-    // Insert [start, start + h), merged with touching neighbours.
-    double a = start, z = start + h;
-    first = iv_.begin() + long(ivh_);
-    auto pos = std::lower_bound(first, iv_.end(), a,
-                                [](const BusyInterval& p, double v) { return p.first < v; });
-    if (pos != first && std::prev(pos)->second >= a) {
-        --pos;
-        a = pos->first;
-    }
-    auto stop = pos;
-    while (stop != iv_.end() && stop->first <= z) {
-        z = std::max(z, stop->second);
-        ++stop;
-    }
-    if (stop == pos) {
-        iv_.insert(pos, {a, z});
-    } else {
-        *pos = {a, z};
-        iv_.erase(pos + 1, stop);
-    }
+    iv_.book(start, start + h);
     double spin = start - t;
     st_.acquisitions++;
     st_.hold_s += h;
     st_.spin_s += spin;
-    if (iv_.size() - ivh_ > kMaxIntervals)
+    if (iv_.size() > kMaxIntervals)
         to_bins();
     return spin + h;
 }
@@ -244,13 +188,9 @@ double Lock::acquire_interval(double t, double hold)
 // Switch to capacity bins: book the kept intervals into them.
 void Lock::to_bins()
 {
-    auto ivs = std::move(iv_);
-    size_t from = ivh_;
-    iv_.clear();
-    ivh_ = 0;
     ring_.assign(size_t(kRing), nullptr);
-    for (size_t i = from; i < ivs.size(); i++) {
-        auto [a, z] = ivs[i];
+    for (const BusyInterval& x : iv_) {
+        double a = x.first, z = x.second;
         int64_t first = int64_t(std::floor(a / kBin)), last = int64_t(std::floor(z / kBin));
         for (int64_t b = first; b <= last; b++) {
             double bs = double(b) * kBin;
@@ -261,6 +201,7 @@ void Lock::to_bins()
             bin.used = float(std::min(double(kBin), double(bin.used) + take));
         }
     }
+    iv_.clear();
 }
 
 double Lock::acquire_one(double t, double hold)

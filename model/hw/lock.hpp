@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hw/interval.hpp"
+#include "hw/timeline.hpp"
 
 namespace swapsim::hw {
 
@@ -45,7 +45,7 @@ public:
     // Free the bins that end before `now` (no acquisition can come earlier any more).
     void prune(double now);
     size_t blocks() const;
-    bool idle() const { return ivh_ == iv_.size() && ring_.empty(); }
+    bool idle() const { return iv_.empty() && ring_.empty(); }
     bool swept = false;   // on the owner's list of locks to prune
 
     ~Lock();
@@ -71,7 +71,6 @@ private:
     double acquire_one(double t, double hold);
     double acquire_interval(double t, double hold);
     void to_bins();
-    void drop_intervals(double t);
     Bin* find(int64_t b);            // nullptr: an empty bin that was never booked
     Bin& at(int64_t b);              // materialise
     int64_t find_room(int64_t b);   // first bin >= b with room (path-compressed)
@@ -80,8 +79,7 @@ private:
     LockStats st_;
     std::vector<Block*> ring_;        // bin mode: block id % kRing -> block
     int64_t floor_ = INT64_MIN;       // bins before this were pruned
-    std::vector<BusyInterval> iv_;   // interval mode: busy [start, end), sorted
-    size_t ivh_ = 0;                              // iv_[0, ivh_) have ended (dropped lazily)
+    BusyTimeline iv_;                 // interval mode
     double latest_ = 0;
 };
 

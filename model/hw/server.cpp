@@ -22,40 +22,13 @@ ServerPool::ServerPool(int servers)
     busy_iv_.resize(size_t(servers));
 }
 
-double ServerPool::earliest_gap(size_t i, double t, double service) const
-{
-    const Timeline& tl = busy_iv_[i];
-    auto first = tl.iv.begin() + long(tl.head), last = tl.iv.end();
-    double start = t;
-    // First interval starting after t; the one before it may still cover t.
-    auto it = std::upper_bound(first, last, start, [](double v, const BusyInterval& p) { return v < p.first; });
-    if (it != first && std::prev(it)->second > start)
-        start = std::prev(it)->second;
-    // Look for a gap among the next few intervals; past them, queue behind the last one.
-    int steps = 0;
-    for (; it != last; ++it) {
-        if (it->first >= start + service)
-            return start;
-        start = std::max(start, it->second);
-        if (++steps == 16)
-            return std::max(start, std::prev(last)->second);
-    }
-    return start;
-}
-
 void ServerPool::prune(double now)
 {
     if (now <= pruned_)
         return;
     pruned_ = now;
-    for (Timeline& tl : busy_iv_) {
-        while (tl.head < tl.iv.size() && tl.iv[tl.head].second < now)
-            tl.head++;
-        if (tl.head > 1024 && tl.head * 2 > tl.iv.size()) {
-            tl.iv.erase(tl.iv.begin(), tl.iv.begin() + long(tl.head));
-            tl.head = 0;
-        }
-    }
+    for (BusyTimeline& tl : busy_iv_)
+        tl.drop_before(now);
 }
 
 Grant ServerPool::submit(double t, double service)
@@ -63,7 +36,7 @@ Grant ServerPool::submit(double t, double service)
     Grant g;
     g.start = -1;
     for (size_t i = 0; i < busy_iv_.size(); i++) {
-        double s = earliest_gap(i, t, service);
+        double s = busy_iv_[i].earliest_gap(t, service);
         if (g.start < 0 || s < g.start) {
             g.start = s;
             g.server = int(i);
@@ -72,27 +45,7 @@ Grant ServerPool::submit(double t, double service)
             break;
     }
     g.end = g.start + service;
-    // Record the interval, merged with touching neighbours.
-    Timeline& tl = busy_iv_[size_t(g.server)];
-    auto first = tl.iv.begin() + long(tl.head);
-    auto it = std::lower_bound(first, tl.iv.end(), g.start,
-                               [](const BusyInterval& p, double v) { return p.first < v; });
-    double a = g.start, b = g.end;
-    if (it != first && std::prev(it)->second >= a) {
-        --it;
-        a = it->first;
-    }
-    auto stop = it;
-    while (stop != tl.iv.end() && stop->first <= b) {
-        b = std::max(b, stop->second);
-        ++stop;
-    }
-    if (stop == it) {
-        tl.iv.insert(it, {a, b});
-    } else {
-        *it = {a, b};
-        tl.iv.erase(it + 1, stop);
-    }
+    busy_iv_[size_t(g.server)].book(g.start, g.end);
     busy_ += service;
     wait_ += g.start - t;
     jobs_++;
@@ -103,8 +56,8 @@ Grant ServerPool::submit(double t, double service)
 double ServerPool::earliest_free() const
 {
     double best = -1;
-    for (const Timeline& tl : busy_iv_) {
-        double f = tl.iv.size() > tl.head ? tl.iv.back().second : 0;
+    for (const BusyTimeline& tl : busy_iv_) {
+        double f = tl.empty() ? 0 : tl.last_end();
         if (best < 0 || f < best)
             best = f;
     }

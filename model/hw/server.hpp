@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hw/interval.hpp"
+#include "hw/timeline.hpp"
 
 namespace swapsim::hw {
 
@@ -44,14 +44,7 @@ public:
     const WaitHistogram& waits() const { return hist_; }
 
 private:
-    // Earliest start >= t of a gap of length `service` on server i.
-    double earliest_gap(size_t i, double t, double service) const;
-    // Per server: busy intervals [start, end), sorted, disjoint; entries before `head` are pruned.
-    struct Timeline {
-        std::vector<BusyInterval> iv;
-        size_t head = 0;
-    };
-    std::vector<Timeline> busy_iv_;
+    std::vector<BusyTimeline> busy_iv_;   // per server
     double pruned_ = 0;
     double busy_ = 0, wait_ = 0;
     uint64_t jobs_ = 0;

@@ -1,8 +1,10 @@
-// hw::Lock, the spinlock timeline: exact spins and holds on hand-computed cases, in both of its
-// modes (busy intervals while lightly used, capacity bins once it holds many), and pruning.
+// hw::Lock, the spinlock timeline, and hw::BusyTimeline under it: exact spins and holds on
+// hand-computed cases, in both lock modes (busy intervals while lightly used, capacity bins
+// once it holds many), and pruning.
 #include <catch2/catch.hpp>
 
 #include "hw/lock.hpp"
+#include "hw/timeline.hpp"
 
 using namespace swapsim;
 using Catch::Matchers::WithinAbs;
@@ -91,4 +93,30 @@ TEST_CASE("lock: prune forgets what ended; a lock used far apart stays in interv
     b.prune(1.0);
     CHECK(b.blocks() == 0);
     CHECK(b.idle());
+}
+
+TEST_CASE("timeline: gaps, merging, the 16-interval search limit and dropping", "[lock][timed]")
+{
+    hw::BusyTimeline tl;
+    CHECK(tl.earliest_gap(5, 1) == 5);   // empty: free at once
+    tl.book(0, 1);
+    tl.book(2, 3);
+    CHECK(tl.earliest_gap(0.5, 1) == 1);     // [1, 2) fits exactly
+    CHECK(tl.earliest_gap(0.5, 1.5) == 3);   // it does not fit: after [2, 3)
+    tl.book(1, 2);                           // touches both: one interval [0, 3)
+    CHECK(tl.size() == 1);
+    CHECK(tl.last_end() == 3);
+
+    // 17 intervals [2k, 2k+1) and one at [100, 101): a 1.5 gap exists at 33, but the search
+    // gives up after 16 intervals and queues behind the last one.
+    hw::BusyTimeline far;
+    for (int k = 0; k <= 16; k++)
+        far.book(2 * k, 2 * k + 1);
+    far.book(100, 101);
+    CHECK(far.earliest_gap(0, 1.5) == 101);
+    CHECK(far.earliest_gap(31.5, 1.5) == 33);   // from nearer, the gap is found
+    far.drop_before(50);
+    CHECK(far.size() == 1);
+    far.drop_before(200);
+    CHECK(far.empty());
 }
