@@ -1,11 +1,9 @@
 // A queue in front of `c` identical servers (device engines, an SSD's media).
 //
-// Models: a job arriving at t starts at the earliest time >= t at which some server has a
-// free gap as long as its service time, and holds that server. For jobs submitted in time
-// order this is FIFO on the server that frees first (exact). Tasks plan their work a little
-// ahead of the engine's clock, so a job may arrive with a time earlier than jobs already
-// granted: it then uses an earlier idle gap instead of queueing behind them (among the next
-// 16 busy intervals of a server; past them it queues at the end).
+// Models: a job arriving at t takes the server whose timeline (BusyTimeline: first long
+// enough idle gap at or after t) starts it earliest, and holds that server. Jobs submitted in
+// time order queue FIFO on the server that frees first (exact); tasks that plan ahead of the
+// engine's clock may use an earlier gap.
 // Granularity: one call per job; busy intervals are kept per server and dropped once they end
 // before prune(now). Also keeps the queue-wait histogram and busy time.
 #pragma once
