@@ -5,8 +5,9 @@
 // of one cluster: the reference is dropped, the slot freed (through the per-CPU return cache
 // for order-0 entries), its zswap entry invalidated; a cached folio that is not under
 // writeback is reclaimed with it (__try_to_reclaim_swap).
+// free_pgtables then frees and uncharges the VMA's page-table pages.
 // Granularity: per folio and per run of swap entries; the time is run every sim.reclaim_slice.
-// Leaves out: page-table page freeing, the final TLB flush, mmap_lock.
+// Leaves out: the final TLB flush, mmap_lock.
 #include "kernel/kernel.hpp"
 
 namespace swapsim::kernel {
@@ -101,6 +102,7 @@ void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
             i = j;
         }
     }
+    free_pgtables(c, mms[mm_id].vmas[vma]);
     if (swap) {
         SwapFreeTrace tr;
         free_cpu_ = c.task.cpu;

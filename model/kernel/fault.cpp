@@ -8,8 +8,9 @@
 // when the entry has one reference, swap_vma_readahead (__swapin_nr_pages window, clipped to
 // the VMA and the PMD), zswap_load before device reads, pgmajfault, swap_free and
 // folio_free_swap on a write fault.
-// Granularity: one call per fault. Leaves out: mTHP swap-in (off once zswap was ever
-// enabled), workingset refault activation, page table allocation.
+// Page tables: one charged page per 2 MiB range faulted (the PTE table, or the table a PMD THP
+// deposits). Granularity: one call per fault. Leaves out: mTHP swap-in (off once zswap was
+// ever enabled), workingset refault activation, PMD/PUD table pages (one per GiB).
 #include <algorithm>
 #include <stdexcept>
 
@@ -45,16 +46,67 @@ folio_t Kernel::alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t
     const Costs& k = cfg_.c;
     unsigned nr = 1u << order;
     c.sys(k.alloc_folio + (order ? k.alloc_per_page * nr : 0));
-    // rmqueue: the pcp lists refill a batch of 64 pages under zone->lock (rmqueue_bulk);
-    // other orders take zone->lock for every folio.
+    rmqueue(c, order, nid);
+    return folios.alloc(order, unsigned(nid), anon, owner, index);
+}
+
+// rmqueue: the pcp lists refill a batch of 64 pages under zone->lock (rmqueue_bulk); other
+// orders take zone->lock for every allocation.
+void Kernel::rmqueue(Ctx& c, unsigned order, int nid)
+{
+    const Costs& k = cfg_.c;
     if (pcp_allowed_order(order)) {
-        c.task.pcp_alloc_pages += nr;
+        c.task.pcp_alloc_pages += 1u << order;
         for (; c.task.pcp_alloc_pages >= 64; c.task.pcp_alloc_pages -= 64)
             c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch);
     } else {
         c.lock(zone_lock_[size_t(nid)], k.zone_lock_buddy);
     }
-    return folios.alloc(order, unsigned(nid), anon, owner, index);
+}
+
+// free_unref_folios: pcp pages go back to the buddy in batches of 64 under zone->lock; other
+// orders take zone->lock for every free.
+void Kernel::free_pages_ok(Ctx& c, unsigned order, int nid)
+{
+    const Costs& k = cfg_.c;
+    if (pcp_allowed_order(order)) {
+        c.task.pcp_free_pages += 1u << order;
+        for (; c.task.pcp_free_pages >= 64; c.task.pcp_free_pages -= 64)
+            c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch);
+    } else {
+        c.lock(zone_lock_[size_t(nid)], k.zone_lock_buddy);
+    }
+}
+
+// pte_alloc / the deposit of do_huge_pmd_anonymous_page: one zeroed, charged page per PMD
+// range, allocated by the first fault in it.
+void Kernel::pte_alloc(Ctx& c, Vma& v, uint32_t idx)
+{
+    size_t pmd = idx / HPAGE_PMD_NR;
+    if (v.pte_table[pmd])
+        return;
+    if (!charge_pages(c, 1, memcg.pagetable_pages))
+        throw std::runtime_error("memcg OOM: memory.max reached and reclaim made no progress");
+    c.sys(cfg_.c.alloc_folio);
+    rmqueue(c, 0, node_of_cpu(c.task.cpu));
+    c.mem(double(PAGE_SIZE), cfg_.c.zero_bw, true);
+    v.pte_table[pmd] = true;
+}
+
+// free_pgtables: the VMA's page-table pages, uncharged as they are freed.
+void Kernel::free_pgtables(Ctx& c, Vma& v)
+{
+    unsigned n = 0;
+    for (size_t pmd = 0; pmd < v.pte_table.size(); pmd++) {
+        if (!v.pte_table[pmd])
+            continue;
+        v.pte_table[pmd] = false;
+        c.sys(cfg_.c.free_folio);
+        free_pages_ok(c, 0, node_of_cpu(c.task.cpu));
+        n++;
+    }
+    memcg.uncharge_kmem(c.task.cpu, n);
+    memcg.pagetable_pages -= n;
 }
 
 void Kernel::free_folio(Ctx& c, folio_t f)
@@ -65,18 +117,12 @@ void Kernel::free_folio(Ctx& c, folio_t f)
     int nid = fo.nid;
     c.sys(k.free_folio);
     // Folios are freed in batches (free_unref_folios): one uncharge of the page counter per
-    // batch of 31, pcp pages back to the buddy in batches of 64 under zone->lock.
+    // batch of 31.
     if (++c.task.uncharge_folios >= 31) {
         c.lock(page_counter_, k.counter_hold);
         c.task.uncharge_folios = 0;
     }
-    if (pcp_allowed_order(fo.order)) {
-        c.task.pcp_free_pages += nr;
-        for (; c.task.pcp_free_pages >= 64; c.task.pcp_free_pages -= 64)
-            c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch);
-    } else {
-        c.lock(zone_lock_[size_t(nid)], k.zone_lock_buddy);
-    }
+    free_pages_ok(c, fo.order, nid);
     memcg.uncharge(nr);
     memcg.anon_pages -= nr;
     folios.free(f);
@@ -127,6 +173,7 @@ unsigned Kernel::do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx)
     unsigned order = pick_order(v, idx);
     unsigned nr = 1u << order;
     uint32_t start = idx & ~(nr - 1);
+    pte_alloc(c, v, idx);
     if (!charge_folio(c, nr))
         throw std::runtime_error("memcg OOM: memory.max reached and reclaim made no progress");
     int nid = node_of_cpu(c.task.cpu);

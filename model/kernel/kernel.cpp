@@ -237,6 +237,7 @@ uint32_t Kernel::vma_create(uint32_t mm_id, uint64_t npages)
     Vma v;
     v.id = uint32_t(vma_ref_.size());
     v.pte.assign(size_t(npages), PTE_NONE);
+    v.pte_table.assign(size_t((npages + HPAGE_PMD_NR - 1) / HPAGE_PMD_NR), false);
     MmStruct& m = mms[mm_id];
     vma_ref_.emplace_back(mm_id, uint32_t(m.vmas.size()));
     m.vmas.push_back(std::move(v));
@@ -373,14 +374,15 @@ std::string Kernel::check_invariants() const
         err << "swapents " << swapents << " != swap ptes " << swap_ptes;
         return err.str();
     }
-    // memcg usage = charged folios + zswap's charged pages + per-CPU stocks.
+    // memcg usage = charged folios + zswap's charged pages + page tables + per-CPU stocks.
     uint64_t folio_pages = 0;
     for (const Lruvec& l : lruvec)
         folio_pages += l.total_pages();
-    int64_t expect = int64_t(folio_pages) + memcg.kmem_pages + memcg.stock_pages();
+    int64_t expect = int64_t(folio_pages) + memcg.kmem_pages + memcg.pagetable_pages + memcg.stock_pages();
     if (memcg.memory.usage != expect) {
         err << "memcg usage " << memcg.memory.usage << " != folios " << folio_pages << " + zswap kmem "
-            << memcg.kmem_pages << " + stock " << memcg.stock_pages();
+            << memcg.kmem_pages << " + page tables " << memcg.pagetable_pages << " + stock "
+            << memcg.stock_pages();
         return err.str();
     }
     if (memcg.memory.usage < 0 || uint64_t(memcg.memory.usage) > memcg.memory.max) {

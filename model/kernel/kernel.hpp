@@ -53,6 +53,9 @@ inline pte_t mk_swp_pte(mm::swp_offset_t o) { return PTE_SWAP | o; }
 struct Vma {
     uint32_t id = 0;
     std::vector<pte_t> pte;   // one per page
+    // A page-table page per PMD range (2 MiB) once faulted: the PTE table, or a PMD THP's
+    // deposited one. Charged to the memcg (GFP_PGTABLE_USER has __GFP_ACCOUNT).
+    std::vector<bool> pte_table;
     // vma->swap_readahead_info: last fault page, window, readahead hits (zeroed with the VMA).
     uint32_t ra_addr = 0;
     unsigned ra_win = 0, ra_hits = 0;
@@ -207,8 +210,14 @@ private:
     unsigned pick_order(const Vma& v, uint32_t idx) const;
     mm::folio_t alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t owner, uint32_t index);
     void free_folio(Ctx& c, mm::folio_t f);
+    void rmqueue(Ctx& c, unsigned order, int nid);          // the buddy/pcp side of an allocation
+    void free_pages_ok(Ctx& c, unsigned order, int nid);    // ... and of a free
+    void pte_alloc(Ctx& c, Vma& v, uint32_t idx);          // page table for idx's PMD range
+    void free_pgtables(Ctx& c, Vma& v);
     void release_folio(Ctx& c, mm::folio_t f);
-    bool charge_folio(Ctx& c, unsigned nr_pages);
+    // try_charge_memcg in task context; `stat` is the memory.stat line the pages count in.
+    bool charge_pages(Ctx& c, unsigned nr_pages, int64_t& stat);
+    bool charge_folio(Ctx& c, unsigned nr_pages) { return charge_pages(c, nr_pages, memcg.anon_pages); }
     void account_charge(Ctx& c, const mm::ChargeResult& r);
     void lru_add(Ctx& c, mm::folio_t f);
     unsigned do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx);

@@ -26,7 +26,7 @@ void Kernel::account_charge(Ctx& c, const ChargeResult& r)
     c.task.memcg_nr_pages_over_high += r.over_high;
 }
 
-bool Kernel::charge_folio(Ctx& c, unsigned nr_pages)
+bool Kernel::charge_pages(Ctx& c, unsigned nr_pages, int64_t& stat)
 {
     bool drained = false;
     unsigned retries = MAX_RECLAIM_RETRIES;
@@ -53,7 +53,7 @@ bool Kernel::charge_folio(Ctx& c, unsigned nr_pages)
         memcg.events.oom++;
         return false;
     }
-    memcg.anon_pages += nr_pages;
+    stat += nr_pages;
     // Large debts are paid inside the charge, not on return to user mode.
     if (c.task.memcg_nr_pages_over_high > MEMCG_CHARGE_BATCH && !c.task.memalloc)
         mem_cgroup_handle_over_high(c);

@@ -59,6 +59,8 @@ public:
 
     // mem_cgroup_try_charge_swap: entry==0 means the slot allocation failed (counts swap_fail).
     bool try_charge_swap(bool have_entry, unsigned nr_pages);
+    // obj_cgroup_uncharge_pages (a freed kmem page, e.g. a page table): back to the CPU's stock.
+    void uncharge_kmem(int cpu, unsigned nr_pages) { refill_stock(cpu, nr_pages); }
     void uncharge_swap(unsigned nr_pages);
 
     // Kernel arithmetic (mm/memcontrol.c), public for tests.
@@ -76,7 +78,8 @@ public:
     MemcgEvents events;
     uint64_t zswap_bytes = 0;  // memory.stat zswap
     uint64_t zswapped = 0;     // memory.stat zswapped
-    int64_t anon_pages = 0, file_pages = 0, kmem_pages = 0;
+    int64_t anon_pages = 0, file_pages = 0, kmem_pages = 0;   // kmem: zswap's charged pages
+    int64_t pagetable_pages = 0;                             // memory.stat pagetables
 
 private:
     bool consume_stock(int cpu, unsigned nr_pages);

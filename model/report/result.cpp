@@ -142,7 +142,8 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     json& dev = r["devices"];
     dev["memcg"] = {{"memory_peak_bytes", uint64_t(k.memcg.memory.watermark) * PAGE_SIZE},
                     {"memory_current_bytes", uint64_t(std::max<int64_t>(0, k.memcg.memory.usage)) * PAGE_SIZE},
-                    {"zswap_bytes", k.memcg.zswap_bytes}};
+                    {"zswap_bytes", k.memcg.zswap_bytes},
+                    {"pagetables_bytes", uint64_t(std::max<int64_t>(0, k.memcg.pagetable_pages)) * PAGE_SIZE}};
     dev["zswap"] = {{"stored_pages", k.zswap.stored_pages},
                     {"pool_total_size", k.zpool.pool_pages() * PAGE_SIZE},
                     {"pool_limit_hit", k.zswap.pool_limit_hit},
