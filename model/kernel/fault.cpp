@@ -46,32 +46,19 @@ folio_t Kernel::alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t
     const Costs& k = cfg_.c;
     unsigned nr = 1u << order;
     c.sys(k.alloc_folio + (order ? k.alloc_per_page * nr : 0));
-    rmqueue(c, order, nid);
+    zone_lock_pcp(c, order, nid, c.task.pcp_alloc_pages);   // rmqueue
     return folios.alloc(order, unsigned(nid), anon, owner, index);
 }
 
-// rmqueue: the pcp lists refill a batch of 64 pages under zone->lock (rmqueue_bulk); other
-// orders take zone->lock for every allocation.
-void Kernel::rmqueue(Ctx& c, unsigned order, int nid)
+// The pcp lists move pages to and from the buddy in batches of 64 under zone->lock
+// (rmqueue_bulk, free_pcppages_bulk); other orders take zone->lock for every folio.
+// `pcp_pages` is the task's running count of pcp pages allocated, or freed.
+void Kernel::zone_lock_pcp(Ctx& c, unsigned order, int nid, unsigned& pcp_pages)
 {
     const Costs& k = cfg_.c;
     if (pcp_allowed_order(order)) {
-        c.task.pcp_alloc_pages += 1u << order;
-        for (; c.task.pcp_alloc_pages >= 64; c.task.pcp_alloc_pages -= 64)
-            c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch);
-    } else {
-        c.lock(zone_lock_[size_t(nid)], k.zone_lock_buddy);
-    }
-}
-
-// free_unref_folios: pcp pages go back to the buddy in batches of 64 under zone->lock; other
-// orders take zone->lock for every free.
-void Kernel::free_pages_ok(Ctx& c, unsigned order, int nid)
-{
-    const Costs& k = cfg_.c;
-    if (pcp_allowed_order(order)) {
-        c.task.pcp_free_pages += 1u << order;
-        for (; c.task.pcp_free_pages >= 64; c.task.pcp_free_pages -= 64)
+        pcp_pages += 1u << order;
+        for (; pcp_pages >= 64; pcp_pages -= 64)
             c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch);
     } else {
         c.lock(zone_lock_[size_t(nid)], k.zone_lock_buddy);
@@ -88,7 +75,7 @@ void Kernel::pte_alloc(Ctx& c, Vma& v, uint32_t idx)
     if (!charge_pages(c, 1, memcg.pagetable_pages))
         throw std::runtime_error("memcg OOM: memory.max reached and reclaim made no progress");
     c.sys(cfg_.c.alloc_folio);
-    rmqueue(c, 0, node_of_cpu(c.task.cpu));
+    zone_lock_pcp(c, 0, node_of_cpu(c.task.cpu), c.task.pcp_alloc_pages);
     c.mem(double(PAGE_SIZE), cfg_.c.zero_bw, true);
     v.pte_table[pmd] = true;
 }
@@ -102,7 +89,7 @@ void Kernel::free_pgtables(Ctx& c, Vma& v)
             continue;
         v.pte_table[pmd] = false;
         c.sys(cfg_.c.free_folio);
-        free_pages_ok(c, 0, node_of_cpu(c.task.cpu));
+        zone_lock_pcp(c, 0, node_of_cpu(c.task.cpu), c.task.pcp_free_pages);
         n++;
     }
     memcg.uncharge_kmem(c.task.cpu, n);
@@ -122,7 +109,7 @@ void Kernel::free_folio(Ctx& c, folio_t f)
         c.lock(page_counter_, k.counter_hold);
         c.task.uncharge_folios = 0;
     }
-    free_pages_ok(c, fo.order, nid);
+    zone_lock_pcp(c, fo.order, nid, c.task.pcp_free_pages);   // free_unref_folios
     memcg.uncharge(nr);
     memcg.anon_pages -= nr;
     folios.free(f);
