@@ -43,11 +43,17 @@ unsigned Kernel::pick_order(const Vma& v, uint32_t idx) const
 
 folio_t Kernel::alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t owner, uint32_t index)
 {
-    const Costs& k = cfg_.c;
-    unsigned nr = 1u << order;
-    c.sys(k.alloc_folio + (order ? k.alloc_per_page * nr : 0));
-    zone_lock_pcp(c, order, nid, c.task.pcp_alloc_pages);   // rmqueue
+    alloc_pages(c, order, nid);
     return folios.alloc(order, unsigned(nid), anon, owner, index);
+}
+
+// The page allocator's side of a folio or a page-table page: its fixed cost, struct page
+// setup of a large order, and rmqueue.
+void Kernel::alloc_pages(Ctx& c, unsigned order, int nid)
+{
+    const Costs& k = cfg_.c;
+    c.sys(k.alloc_folio + (order ? k.alloc_per_page * double(1u << order) : 0));
+    zone_lock_pcp(c, order, nid, c.task.pcp_alloc_pages);
 }
 
 // The pcp lists move pages to and from the buddy in batches of 64 under zone->lock
@@ -74,8 +80,7 @@ void Kernel::pte_alloc(Ctx& c, Vma& v, uint32_t idx)
         return;
     if (!charge_pages(c, 1, memcg.pagetable_pages))
         throw std::runtime_error("memcg OOM: memory.max reached and reclaim made no progress");
-    c.sys(cfg_.c.alloc_folio);
-    zone_lock_pcp(c, 0, node_of_cpu(c.task.cpu), c.task.pcp_alloc_pages);
+    alloc_pages(c, 0, node_of_cpu(c.task.cpu));
     c.mem(double(PAGE_SIZE), cfg_.c.zero_bw, true);
     v.pte_table[pmd] = true;
 }
@@ -84,12 +89,13 @@ void Kernel::pte_alloc(Ctx& c, Vma& v, uint32_t idx)
 void Kernel::free_pgtables(Ctx& c, Vma& v)
 {
     unsigned n = 0;
+    int nid = node_of_cpu(c.task.cpu);
     for (size_t pmd = 0; pmd < v.pte_table.size(); pmd++) {
         if (!v.pte_table[pmd])
             continue;
         v.pte_table[pmd] = false;
         c.sys(cfg_.c.free_folio);
-        zone_lock_pcp(c, 0, node_of_cpu(c.task.cpu), c.task.pcp_free_pages);
+        zone_lock_pcp(c, 0, nid, c.task.pcp_free_pages);
         n++;
     }
     memcg.uncharge_kmem(c.task.cpu, n);

@@ -210,6 +210,7 @@ private:
     unsigned pick_order(const Vma& v, uint32_t idx) const;
     mm::folio_t alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t owner, uint32_t index);
     void free_folio(Ctx& c, mm::folio_t f);
+    void alloc_pages(Ctx& c, unsigned order, int nid);
     void zone_lock_pcp(Ctx& c, unsigned order, int nid, unsigned& pcp_pages);   // alloc or free
     void pte_alloc(Ctx& c, Vma& v, uint32_t idx);          // page table for idx's PMD range
     void free_pgtables(Ctx& c, Vma& v);
