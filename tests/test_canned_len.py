@@ -7,24 +7,17 @@ import os
 import random
 import sys
 import tempfile
-import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import iaa_canned_len as cl  # noqa: E402
 
-LL_FIXED = [8] * 144 + [9] * 112 + [7] * 24 + [8] * 6
-D_FIXED = [5] * 30
+LL_FIXED, D_FIXED = cl.FIXED_LL, cl.FIXED_D
 
 
 def check(cond, what):
     if not cond:
         raise SystemExit("FAILED: " + what)
-
-
-def fixed_stream(data):
-    c = zlib.compressobj(6, zlib.DEFLATED, -12, 8, zlib.Z_FIXED)
-    return c.compress(data) + c.flush()
 
 
 rng = random.Random(1)
@@ -35,7 +28,7 @@ pages = {
                        for _ in range(900))[:4096],
 }
 for name, data in pages.items():
-    stream = fixed_stream(data)
+    stream = cl.fixed_stream(data)
     syms = cl.fixed_symbols(stream)
     out = bytearray()   # the symbols must rebuild the page
     for s in syms:
@@ -60,7 +53,7 @@ with tempfile.NamedTemporaryFile("w", suffix=".c", delete=False) as f:
 got_ll, got_d = cl.code_lengths(path)
 os.unlink(path)
 check(got_ll == ll and got_d == d, "code lengths not parsed back from the table file")
-syms = cl.fixed_symbols(fixed_stream(pages["usemem"]))
+syms = cl.fixed_symbols(cl.fixed_stream(pages["usemem"]))
 short = cl.cost_bits(syms, ll, d)
 full = cl.cost_bits(syms, LL_FIXED, D_FIXED)
 check(short < full, f"shorter codes price {short} bits, fixed {full}")

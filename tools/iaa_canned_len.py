@@ -30,6 +30,15 @@ DIST_BASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385
              1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
 DIST_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11,
               12, 12, 13, 13]
+# RFC 1951's fixed code lengths (literal/length, distance): IAA's fixed mode.
+FIXED_LL = [8] * 144 + [9] * 112 + [7] * 24 + [8] * 6
+FIXED_D = [5] * 30
+
+
+def fixed_stream(data):
+    """zlib's fixed-Huffman raw deflate of one page, 4 KiB window (as tools/usemem_ratios.c)."""
+    c = zlib.compressobj(6, zlib.DEFLATED, -12, 8, zlib.Z_FIXED)
+    return c.compress(data) + c.flush()
 
 
 def code_lengths(path):
@@ -145,18 +154,15 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     ll_canned, d_canned = code_lengths(sys.argv[1])
-    ll_fixed = [8] * 144 + [9] * 112 + [7] * 24 + [8] * 6
-    d_fixed = [5] * 30
     words_per_page = 512
     n = fixed_total = zlib_total = canned_total = 0
     for page in range(0, (1 << 27) // words_per_page, 997):   # as tools/usemem_ratios.c
         first = page * words_per_page
         data = b"".join((first + i).to_bytes(8, "little") for i in range(words_per_page))
-        c = zlib.compressobj(6, zlib.DEFLATED, -12, 8, zlib.Z_FIXED)
-        stream = c.compress(data) + c.flush()
+        stream = fixed_stream(data)
         syms = fixed_symbols(stream)
         zlib_total += len(stream)
-        fixed_total += (3 + cost_bits(syms, ll_fixed, d_fixed) + 7) // 8
+        fixed_total += (3 + cost_bits(syms, FIXED_LL, FIXED_D) + 7) // 8
         canned_total += (cost_bits(syms, ll_canned, d_canned) + 7) // 8
         n += 1
     print(f"pages sampled: {n}")
