@@ -141,6 +141,30 @@ TEST_CASE("memory.high reclaim: zswap stores the oldest folios, its charge adds 
     CHECK(w.k.check_invariants() == "");
 }
 
+TEST_CASE("memory.high reclaim: each reclaim_high call pays cost.reclaim.entry once", "[kernel][timed]")
+{
+    // Same run twice, once with a per-call cost: the CPU time differs by exactly that cost
+    // times memory.events high (one try_to_free_mem_cgroup_pages per event), not per
+    // SWAP_CLUSTER_MAX round, per priority or per node.
+    auto run = [](double entry) {
+        KConfig cfg = small_config();
+        cfg.topo = {2, 2, 1};                        // two nodes: one call walks both
+        cfg.mthp_orders = {4};
+        cfg.memcg_high = 256;
+        cfg.comp = {"test", 1024, 2e-6, 1e-6};
+        cfg.c.reclaim_entry = entry;
+        World w(cfg, 1024);
+        Ctx c(w.k, w.task(), w.clk);
+        w.write(c, 1024);
+        return std::make_pair(w.clk.cpu_s, w.k.memcg.events.high);
+    };
+    auto [cpu0, events0] = run(0);
+    auto [cpu1, events1] = run(50e-6);
+    REQUIRE(events0 > 2);
+    CHECK(events1 == events0);
+    CHECK(cpu1 - cpu0 == Approx(50e-6 * double(events0)).epsilon(1e-9));
+}
+
 TEST_CASE("memory.high without swap: the task sleeps the kernel's penalty, capped at 2 s", "[kernel][timed]")
 {
     KConfig cfg = small_config();
