@@ -20,6 +20,10 @@ COMMON_SOURCES = {
     "workload.type": SEED + ": \"The vm-scalability \\\"usemem\\\" test\"",
     "swap.device": SEED + ": \"823G SSD disk partition swap\"",
     "swap.size": SEED + ": \"823G SSD disk partition swap\"",
+    "swap.swapfile_free": "inferred from Case 1 (training): its THP_SWAP=Y columns fail 2,204-2,215 64K and "
+                          "114-144 2M slot allocations per run, which v6.12 does on an empty partition only while a "
+                          "higher-priority swap file (e.g. a distro /swap.img) still has room for order-0 slots; "
+                          "147M reproduces case1-64k zstd's memcg_swap_fail (2,204)",
     "kernel.memcg.high": SEED + ": \"run in a cgroup whose memory.high was fixed at 40G\"",
     "kernel.page_cluster": SEED + ": \"SWAP page-cluster : 2\"",
     "workload.usemem.nproc": SEED + ": usemem --init-time -w -O -s 10 -n 70 1g",
@@ -38,7 +42,7 @@ def base():
         "$schema": "../../swapsim.schema.json",
         "machine": {"sockets": 2, "cores_per_socket": 56, "threads_per_core": 2, "cpu_freq": "2.5GHz",
                     "dram": "503G"},
-        "swap": {"device": "ssd", "size": "823G"},
+        "swap": {"device": "ssd", "size": "823G", "swapfile_free": "147M"},
         "kernel": {"memcg": {"high": "40G"}, "page_cluster": 2, "zswap": {"enabled": True}},
         "workload": {"type": "usemem", "cpus": "0-55,112-167",
                      "usemem": {"nproc": 70, "size": "1G", "sleep": "10s", "init_time": True, "anonymous": True}},

@@ -65,8 +65,6 @@ struct Costs {
     double tlb_irq = 0;             // flush_tlb_func on the target CPU (stolen from its task)
     double add_to_swap = 0;         // folio_alloc_swap + mem_cgroup_try_charge_swap, outside locks
     double si_lock_hold = 0;        // get_swap_pages / swap_entry_range_free section, fixed
-    double mthp_alloc_fail = 0;     // share of order>0, <PMD slot allocations that fail anyway
-    double thp_alloc_fail = 0;      // same for PMD order
     double si_lock_per_slot = 0;    // ... per slot scanned or freed
     double swap_cache_add = 0;      // add_to_swap_cache section under xa_lock, fixed
     double swap_cache_del = 0;      // __delete_from_swap_cache section, fixed
@@ -128,6 +126,7 @@ struct KConfig {
     // swap device
     SwapDev dev = SwapDev::Ssd;
     uint64_t swap_slots = 0;
+    uint64_t swapfile_slots = 0;          // free slots of a higher-priority swap file in front
     hw::BlockDevParams ssd;
     Costs c;
 };

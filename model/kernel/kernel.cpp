@@ -208,7 +208,7 @@ Kernel::Kernel(const KConfig& cfg)
     page_counter_.set_handoff(h);
     if (cfg.dev != SwapDev::None) {
         swap = std::make_unique<SwapDevice>(cfg.swap_slots, cfg.topo.nr_cpus(), cfg.slot_cache,
-                                            cfg.swap_batch);
+                                            cfg.swap_batch, cfg.swapfile_slots);
         swap->set_free_hook([this](swp_offset_t off) { on_slot_free(off); });
     }
     if (cfg.dev == SwapDev::Ssd)

@@ -246,9 +246,6 @@ private:
         uint32_t gen;
     };
     bool add_to_swap(Ctx& c, mm::folio_t f);
-    // Residual large-order slot-allocation failures (cost.swap.*_alloc_fail), spread evenly:
-    // each allocation adds the rate to its order's credit and fails when it reaches 1.
-    std::array<double, mm::NR_ORDERS> alloc_fail_credit_{};
     void split_folio(Ctx& c, mm::folio_t f, std::vector<mm::folio_t>& list);
     void tlb_flush_dirty(Ctx& c, mm::folio_t f);
     void swap_cache_insert(Ctx& c, mm::folio_t f, mm::swp_offset_t off);

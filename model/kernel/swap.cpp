@@ -9,8 +9,6 @@
 // (IAA: one job per page, or a batch of up to 8 before that batch's stores) and zs_malloc,
 // zswap tree and list_lru inserts, the compressed-size memcg charge;
 // __swap_writepage's one bio per folio, merged in the plug up to max_request bytes.
-// Large-order allocations also fail at a fitted residual rate (seed 000 shows 0.35% of 64K and
-// 0.58% of 2M allocations failing on a nearly empty device; the cause is undocumented).
 // Granularity: per folio, per-page work summed; locks priced per acquisition.
 // Leaves out: zswap writeback to the device and its shrinker, same-filled pages, zeromap;
 // the cache-line traffic of many CPUs storing at once is not modelled apart from the fitted
@@ -33,15 +31,7 @@ bool Kernel::add_to_swap(Ctx& c, folio_t f)
     // Without CONFIG_THP_SWAP a large folio gets no slots and is split.
     if (swap && (order == 0 || cfg_.thp_swap)) {
         SwapAllocTrace tr;
-        double rate = order == 0 ? 0 : order >= HPAGE_PMD_ORDER ? cfg_.c.thp_alloc_fail : cfg_.c.mthp_alloc_fail;
-        double& credit = alloc_fail_credit_[order];
-        credit += rate;
-        if (credit >= 1) {   // the search under si->lock came back empty
-            credit -= 1;
-            tr.took_si_lock = true;
-        } else {
-            off = swap->alloc(c.task.cpu, order, &tr);
-        }
+        off = swap->alloc(c.task.cpu, order, &tr);
         if (tr.took_si_lock)
             c.lock(swap_alloc_lock(off),
                    cfg_.c.si_lock_hold + cfg_.c.si_lock_per_slot * (tr.slots_scanned + tr.refilled));

@@ -10,17 +10,22 @@ namespace {
 constexpr unsigned SWAP_CLUSTER_COLS = (1u << SWAP_ADDRESS_SPACE_SHIFT) / SWAPFILE_CLUSTER;
 }  // namespace
 
-SwapDevice::SwapDevice(uint64_t nr_slots, int nr_cpus, bool slot_cache, unsigned swap_batch)
+SwapDevice::SwapDevice(uint64_t nr_slots, int nr_cpus, bool slot_cache, unsigned swap_batch,
+                       uint64_t file_slots)
     : nr_slots_(nr_slots / SWAPFILE_CLUSTER * SWAPFILE_CLUSTER), slot_cache_(slot_cache),
       swap_batch_(std::max(1u, swap_batch)), pcp_(size_t(nr_cpus))
 {
     size_t nr_clusters = size_t(nr_slots_ / SWAPFILE_CLUSTER);
     if (nr_clusters == 0)
         throw std::invalid_argument("swap device smaller than one cluster");
-    if (nr_slots_ > (1ull << 32) - 1)
+    if (nr_slots_ + file_slots > (1ull << 32) - 1)
         throw std::invalid_argument("swap device larger than 2^32 slots");
-    clusters_.resize(nr_clusters);
-    slot_data_.resize(nr_clusters);
+    // The file's slots follow the device's; its clusters sit on no list.
+    size_t file_clusters = size_t((file_slots + SWAPFILE_CLUSTER - 1) / SWAPFILE_CLUSTER);
+    clusters_.resize(nr_clusters + file_clusters);
+    slot_data_.resize(nr_clusters + file_clusters);
+    for (uint64_t i = file_slots; i-- > 0;)
+        file_free_.push_back(swp_offset_t(nr_slots_ + i));
     // Slot 0 is the swap header: SWAP_MAP_BAD, its cluster starts non-free with order 0.
     slots(0).map[0] = SWAP_MAP_BAD;
     clusters_[0].count = 1;
@@ -214,6 +219,17 @@ swp_offset_t SwapDevice::cluster_alloc_swap_entry(int cpu, unsigned order, SwapA
     return done();
 }
 
+swp_offset_t SwapDevice::alloc_order0(int cpu, SwapAllocTrace* tr)
+{
+    if (file_free_.empty())
+        return cluster_alloc_swap_entry(cpu, 0, tr);
+    swp_offset_t off = file_free_.back();
+    file_free_.pop_back();
+    slots(off / SWAPFILE_CLUSTER).map[off % SWAPFILE_CLUSTER] = SWAP_HAS_CACHE;
+    inuse_++;
+    return off;
+}
+
 swp_offset_t SwapDevice::alloc(int cpu, unsigned order, SwapAllocTrace* tr)
 {
     PerCpu& p = pcp_[size_t(cpu)];
@@ -221,9 +237,12 @@ swp_offset_t SwapDevice::alloc(int cpu, unsigned order, SwapAllocTrace* tr)
         if (p.cache.empty()) {
             if (tr)
                 tr->took_si_lock = true;
+            // get_swap_pages(SWAP_BATCH, 0): the first area with room fills the batch as far
+            // as it can; the next refill moves on once the file is full.
+            bool from_file = !file_free_.empty();
             std::vector<swp_offset_t> got;
-            for (unsigned i = 0; i < swap_batch_; i++) {
-                swp_offset_t off = cluster_alloc_swap_entry(cpu, 0, tr);
+            for (unsigned i = 0; i < swap_batch_ && from_file == !file_free_.empty(); i++) {
+                swp_offset_t off = alloc_order0(cpu, tr);
                 if (!off)
                     break;
                 got.push_back(off);
@@ -240,6 +259,10 @@ swp_offset_t SwapDevice::alloc(int cpu, unsigned order, SwapAllocTrace* tr)
     }
     if (tr)
         tr->took_si_lock = true;
+    if (order == 0)
+        return alloc_order0(cpu, tr);
+    if (!file_free_.empty())
+        return NO_SWAP;   // the file is first on swap_avail_heads and holds no large entries
     return cluster_alloc_swap_entry(cpu, order, tr);
 }
 
@@ -327,9 +350,12 @@ void SwapDevice::swap_entry_range_free(swp_offset_t off, unsigned nr)
         sd.map[k] = 0;
         sd.cache[k] = NO_FOLIO;
         sd.zlen[k] = 0;
+        if (in_file(off + i))
+            file_free_.push_back(off + i);   // back on swap_avail_heads: large requests fail again
     }
     inuse_ -= nr;
-    dec_cluster_info_page(ci, nr);
+    if (!in_file(off))
+        dec_cluster_info_page(ci, nr);
 }
 
 unsigned SwapDevice::free_if_unused(swp_offset_t off, unsigned nr, int cpu, SwapFreeTrace* tr)

@@ -11,8 +11,14 @@
 // SWAP_HAS_CACHE. The swap cache's folio per slot (both the XArray and the swap table keep
 // this state; they differ in lock domain, see lock_domain()) and zswap's entry length per slot
 // live in per-cluster slot arrays allocated on first use, so memory grows with used clusters.
+// Optionally a swap file of higher priority sits in front of the device (get_swap_pages walks
+// swap_avail_heads by priority): its free slots serve order-0 requests first, and while it is
+// on the avail list every large request fails, because get_swap_pages tries only the first
+// area for size > 1 and scan_swap_map_slots gives a file (!SWP_BLKDEV) no large entries. Its
+// slots follow the device's in one offset space.
 // Granularity: every slot. Leaves out: discard, SWP_PAGE_DISCARD, vm_swap_full() cache
-// reclaim, priorities and multiple devices, swap count continuation (counts fit in a byte).
+// reclaim, the file's own clusters (its slots go out lowest first) and its own si->lock,
+// swap count continuation (counts fit in a byte).
 #pragma once
 
 #include <array>
@@ -44,7 +50,9 @@ struct SwapFreeTrace {
 
 class SwapDevice {
 public:
-    SwapDevice(uint64_t nr_slots, int nr_cpus, bool slot_cache, unsigned swap_batch);
+    // file_slots: free slots of a higher-priority swap file in front of the device (0: none).
+    SwapDevice(uint64_t nr_slots, int nr_cpus, bool slot_cache, unsigned swap_batch,
+               uint64_t file_slots = 0);
 
     // folio_alloc_swap's slot part: order-0 from the per-CPU slot cache (if enabled), large
     // orders through get_swap_pages(1, order). Returns NO_SWAP on failure. Slots come back
@@ -74,6 +82,8 @@ public:
     uint64_t cached_slots() const;
 
     uint64_t nr_slots() const { return nr_slots_; }
+    bool in_file(swp_offset_t off) const { return off >= nr_slots_; }
+    uint64_t file_free() const { return file_free_.size(); }
     uint64_t inuse_pages() const { return inuse_; }
     uint64_t nr_clusters() const { return clusters_.size(); }
     unsigned cluster_order(uint32_t ci) const { return clusters_[ci].order; }
@@ -125,8 +135,11 @@ private:
     void swap_entry_range_free(swp_offset_t off, unsigned nr);
     unsigned free_if_unused(swp_offset_t off, unsigned nr, int cpu, SwapFreeTrace* tr);
 
+    swp_offset_t alloc_order0(int cpu, SwapAllocTrace* tr);
+
     uint64_t nr_slots_;
     uint64_t inuse_ = 0;
+    std::vector<swp_offset_t> file_free_;   // the file's free slots, lowest at the back
     bool slot_cache_;
     unsigned swap_batch_;
     std::vector<Cluster> clusters_;

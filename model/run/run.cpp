@@ -92,6 +92,7 @@ kernel::KConfig kernel_config(const Config& cfg)
     const std::string& dev = cfg.s("swap.device");
     k.dev = dev == "pmem" ? kernel::SwapDev::Pmem : dev == "none" ? kernel::SwapDev::None : kernel::SwapDev::Ssd;
     k.swap_slots = pages_or_max(cfg.num("swap.size"));
+    k.swapfile_slots = uint64_t(cfg.num("swap.swapfile_free") / double(mm::PAGE_SIZE));
     k.ssd.write_bw = cfg.num("swap.ssd.write_bw");
     k.ssd.read_bw = cfg.num("swap.ssd.read_bw");
     k.ssd.latency = cfg.num("swap.ssd.latency");
@@ -125,8 +126,6 @@ kernel::KConfig kernel_config(const Config& cfg)
     c.tlb_irq = ns("cost.tlb.irq_ns");
     c.add_to_swap = cyc("cost.swap.add_to_swap");
     c.si_lock_hold = cyc("cost.swap.lock_hold");
-    c.mthp_alloc_fail = cfg.num("cost.swap.mthp_alloc_fail");
-    c.thp_alloc_fail = cfg.num("cost.swap.thp_alloc_fail");
     c.si_lock_per_slot = cyc("cost.swap.lock_per_slot");
     c.swap_cache_add = cyc("cost.swapcache.add");
     c.swap_cache_del = cyc("cost.swapcache.del");

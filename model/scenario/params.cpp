@@ -98,6 +98,9 @@ Registry build()
     // ---- swap device ----
     t.choice(C::Swap, "swap.device", "ssd", {"ssd", "pmem", "none"}, "backing swap device (zswap sits in front of it)", "seed 000: 823G SSD disk partition swap");
     t.size(C::Swap, "swap.size", 823.0 * GiB, 0, 1e15, "swap partition size", "seed 000: 823G SSD partition");
+    t.p({"swap.swapfile_free", Kind::Size, "bytes", 0, 0, 1e12, false, false, {},
+         "free space of a swap file with higher priority than the device (e.g. a distro /swap.img swapped on at boot): it takes order-0 slots first, and no large folio gets slots while it has room",
+         "default: none", C::Swap});
     t.rate(C::Swap, "swap.ssd.write_bw", 530e6, "sustained sequential write bandwidth of the SSD", "data sheet class: SATA III SSD (~530 MB/s); seed 000 SSD columns move ~0.55 GB/s", true);
     t.rate(C::Swap, "swap.ssd.read_bw", 550e6, "sustained read bandwidth of the SSD", "data sheet class: SATA III SSD (~550 MB/s)", true);
     t.time(C::Swap, "swap.ssd.latency", 60e-6, 0, 1, "fixed per-request latency added to the transfer time", "data sheet class: SATA SSD 4K write/read latency 50-90 us", true);
@@ -177,10 +180,6 @@ Registry build()
     t.nanos("cost.tlb.shootdown_ns", 2000, "try_to_unmap_flush_dirty: IPI to the owner's CPU and wait for it", "x86 TLB shootdown round trip ~1-3 us");
     t.nanos("cost.tlb.irq_ns", 800, "flush_tlb_func on the interrupted CPU (or a local flush)", est);
     t.cycles("cost.swap.add_to_swap", 800, "folio_alloc_swap + mem_cgroup_try_charge_swap outside locks", est);
-    t.real(C::Cost, "cost.swap.mthp_alloc_fail", "", 0.0035, 0, 1, "share of get_swap_pages(1, order) calls for an mTHP (order < PMD) that find no aligned run and fall back to splitting",
-           "fitted by hand to the Case 1 training tables: memcg_swap_fail 2,204 / 625,626 64K folios (kernel-mechanisms.md 4.2: cause undocumented)", true);
-    t.real(C::Cost, "cost.swap.thp_alloc_fail", "", 0.0058, 0, 1, "share of get_swap_pages(1, PMD_ORDER) calls that fall back to splitting the THP",
-           "fitted by hand to the Case 1 training tables: memcg_swap_fail 114 / 19,553 2M folios (kernel-mechanisms.md 4.2: cause undocumented)", true);
     t.cycles("cost.swap.lock_hold", 500, "get_swap_pages / swap_entry_range_free under si->lock, fixed", est);
     t.cycles("cost.swap.lock_per_slot", 20, "... per slot scanned, refilled or freed", est);
     t.cycles("cost.swapcache.add", 300, "add_to_swap_cache under xa_lock, fixed", est);

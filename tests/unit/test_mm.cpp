@@ -172,6 +172,42 @@ TEST_CASE("swapfile: order-0 slots come from the per-CPU slot cache in SWAP_BATC
     CHECK_FALSE(sd.has_cache(first));
 }
 
+TEST_CASE("swapfile: a higher-priority swap file takes order-0 slots first and blocks large ones until full", "[swap]")
+{
+    // Device of 8 clusters, a file of 100 free slots after it, slot cache of 64 per refill.
+    SwapDevice sd(8 * SWAPFILE_CLUSTER, 2, true, 64, 100);
+    std::vector<swp_offset_t> freed;
+    sd.set_free_hook([&](swp_offset_t o) { freed.push_back(o); });
+    // get_swap_pages(1, order 4) tries only the first area, the file, which has no large slots.
+    SwapAllocTrace tr;
+    CHECK(sd.alloc(0, 4, &tr) == NO_SWAP);
+    CHECK(tr.took_si_lock);
+    // Order 0 refills from the file, lowest slot first; a refill that finds the file short
+    // returns what it has (36 of 64) and the next refill moves on to the device.
+    swp_offset_t a = sd.alloc(0, 0);
+    CHECK(sd.in_file(a));
+    CHECK(a == 8 * SWAPFILE_CLUSTER);
+    CHECK(sd.slot_cache_len(0) == 63);
+    swp_offset_t b = sd.alloc(1, 0);
+    CHECK(b == a + 64);
+    CHECK(sd.slot_cache_len(1) == 35);
+    CHECK(sd.file_free() == 0);
+    CHECK(sd.inuse_pages() == 100);
+    // The file is full, off swap_avail_heads: large folios get device slots.
+    swp_offset_t big = sd.alloc(0, 4);
+    CHECK(big != NO_SWAP);
+    CHECK_FALSE(sd.in_file(big));
+    for (int i = 0; i < 35; i++)
+        sd.alloc(1, 0);
+    CHECK_FALSE(sd.in_file(sd.alloc(1, 0)));   // CPU 1's next refill comes from the device
+    // Freeing a file slot puts the file back in front: large requests fail again.
+    sd.put_cache(a, 1, 0);
+    sd.flush_free_cache(0);
+    CHECK(freed == std::vector<swp_offset_t>{a});
+    CHECK(sd.file_free() == 1);
+    CHECK(sd.alloc(0, 4) == NO_SWAP);
+}
+
 TEST_CASE("zsmalloc: size classes round objects up in 16-byte steps", "[zsmalloc]")
 {
     ZsPool p(8);

@@ -64,24 +64,37 @@ TEST_CASE("run: the same scenario and seed give a byte-identical result.json but
 
 TEST_CASE("run: halving the write step changes every reported metric by less than 2% (munmap latency: mean 15%, slowest 3%)", "[run]")
 {
-    TempDir a, b;
-    json ra = run_json({}, a.path);
-    json rb = run_json({"--set", "sim.write_chunk=128K"}, b.path);
+    // Each side is the mean of seeds 1-3: the mean latency of 16 simultaneous frees swings by
+    // 20% between seeds (who spins when, README Granularity), which would hide the step's effect.
+    auto mean_of_seeds = [](const std::vector<std::string>& extra) {
+        json sum = json::object();
+        double slowest = 0;
+        for (int seed = 1; seed <= 3; seed++) {
+            TempDir d;
+            std::vector<std::string> args = extra;
+            args.insert(args.end(), {"--set", "seed=" + std::to_string(seed)});
+            json r = run_json(args, d.path);
+            for (auto& [k, v] : r["metrics"].items())
+                sum[k] = sum.value(k, 0.0) + v.get<double>() / 3;
+            slowest += free_latency_range(r).second / 3;
+        }
+        return std::make_pair(sum, slowest);
+    };
+    auto [ma, fa] = mean_of_seeds({});
+    auto [mb, fb] = mean_of_seeds({"--set", "sim.write_chunk=128K"});
     size_t compared = 0;
-    for (auto& [k, v] : ra["metrics"].items()) {
-        double x = v.get<double>(), y = rb["metrics"][k].get<double>();
+    for (auto& [k, v] : ma.items()) {
+        double x = v.get<double>(), y = mb[k].get<double>();
         INFO(k << ": " << x << " vs " << y);
         // Counts below 100 move by whole events; compare them absolutely.
         if (std::max(std::fabs(x), std::fabs(y)) < 100)
             CHECK(std::fabs(x - y) <= 2);
-        else   // the mean of 16 simultaneous frees depends on who spins when (README, Granularity)
+        else
             CHECK(std::fabs(x - y) <= (k == "free_latency_us" ? 0.15 : 0.02) * std::max(std::fabs(x), std::fabs(y)));
         compared++;
     }
     CHECK(compared > 20);
-    // The last munmap to finish, which bounds elapsed time, hardly depends on that order: it
-    // moved 2.1% with the committed parameters (stop 9).
-    double fa = free_latency_range(ra).second, fb = free_latency_range(rb).second;
+    // The last munmap to finish, which bounds elapsed time, hardly depends on that order.
     CHECK(std::fabs(fa - fb) <= 0.03 * std::max(fa, fb));
 }
 
@@ -140,18 +153,26 @@ TEST_CASE("run: reclaim and exit run their time in slices, so no lock is booked 
     CHECK(r["metrics"]["zswpout"].get<double>() > 0);
 }
 
-TEST_CASE("run: a residual mTHP slot-allocation failure rate splits that share of folios into zswap", "[run]")
+TEST_CASE("run: a higher-priority swap file splits 64K folios until its order-0 slots run out", "[run]")
 {
-    TempDir a, b;
-    json m = run_json({"--set", "cost.swap.mthp_alloc_fail=0.01"}, a.path)["metrics"];
-    double fb = m["swpout_fallback_64kB"].get<double>(), whole = m["zswpout_64kB"].get<double>();
-    CHECK(m["memcg_swap_fail"].get<double>() == fb);
-    CHECK(std::fabs(fb - 0.01 * (whole + fb)) <= 1);
-    // The split folios' pages are stored one by one: every page of every folio reaches zswap.
-    CHECK(m["zswpout"].get<double>() >= 16 * (whole + fb));
-    json z = run_json({"--set", "cost.swap.mthp_alloc_fail=0"}, b.path)["metrics"];
-    CHECK(z["memcg_swap_fail"].get<double>() == 0);
-    CHECK(z["swpout_fallback_64kB"].get<double>() == 0);
+    // 16 x 512 MiB, 64K mTHP: the split folios' pages fill the file, then folios go whole.
+    auto failures = [](const char* file) {
+        TempDir d;
+        json m = run_json({"--set", std::string("swap.swapfile_free=") + file}, d.path)["metrics"];
+        double fb = m["swpout_fallback_64kB"].get<double>();
+        CHECK(m["memcg_swap_fail"].get<double>() == fb);
+        CHECK(m["zswpout_64kB"].get<double>() > 10 * fb);   // the rest are stored whole
+        return fb;
+    };
+    CHECK(failures("0") == 0);
+    // 8 MiB = 2,048 slots = 128 folios' pages; slot caches (16 CPUs x up to 64) hold some of
+    // it back, and concurrent reclaimers may each fail once more before the file is full.
+    double f8 = failures("8M"), f16 = failures("16M");
+    CHECK(f8 >= 64);
+    CHECK(f8 <= 128 + 16);
+    // The count follows the file's size, not the number of folios swapped out.
+    CHECK(f16 - f8 >= 0.8 * 128);
+    CHECK(f16 - f8 <= 1.2 * 128);
 }
 
 TEST_CASE("run: tasks freeing together on a saturated lock take turns instead of finishing one by one", "[run]")
