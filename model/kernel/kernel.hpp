@@ -184,6 +184,9 @@ public:
         uint64_t stored_pages = 0, pool_limit_hit = 0, reject_compress_poor = 0, reject_compress_fail = 0,
                  reject_large = 0, written_back = 0;
     } zswap;
+    // When the higher-priority swap file first ran out of room (large folios get slots from
+    // then on); -1 while it never did.
+    double swapfile_full_at = -1;
 
     // Longest a lock acquisition was planned ahead of the engine's clock: locks keep 4 ms of
     // history, so the contention they report is exact only while this stays well below it.

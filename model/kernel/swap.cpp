@@ -32,6 +32,8 @@ bool Kernel::add_to_swap(Ctx& c, folio_t f)
     if (swap && (order == 0 || cfg_.thp_swap)) {
         SwapAllocTrace tr;
         off = swap->alloc(c.task.cpu, order, &tr);
+        if (swapfile_full_at < 0 && cfg_.swapfile_slots && !swap->file_free())
+            swapfile_full_at = c.now();
         if (tr.took_si_lock)
             c.lock(swap_alloc_lock(off),
                    cfg_.c.si_lock_hold + cfg_.c.si_lock_per_slot * (tr.slots_scanned + tr.refilled));

@@ -159,6 +159,10 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
                        {"utilisation", k.ssd->busy_s() / sim_end},
                        {"queue_wait_hist", histogram(k.ssd->queue_waits())}};
     }
+    if (k.swap && k.cfg().swapfile_slots)
+        dev["swapfile"] = {{"free_bytes_start", k.cfg().swapfile_slots * PAGE_SIZE},
+                           {"free_bytes_end", k.swap->file_free() * PAGE_SIZE},
+                           {"full_at_s", k.swapfile_full_at >= 0 ? json(k.swapfile_full_at) : json(nullptr)}};
     if (k.iaa) {
         double sim_end = std::max(elapsed, 1e-9);
         const hw::IaaParams& ip = k.cfg().iaa.dev;

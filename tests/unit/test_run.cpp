@@ -158,8 +158,17 @@ TEST_CASE("run: a higher-priority swap file splits 64K folios until its order-0 
     // 16 x 512 MiB, 64K mTHP: the split folios' pages fill the file, then folios go whole.
     auto failures = [](const char* file) {
         TempDir d;
-        json m = run_json({"--set", std::string("swap.swapfile_free=") + file}, d.path)["metrics"];
+        json r = run_json({"--set", std::string("swap.swapfile_free=") + file}, d.path);
+        json m = r["metrics"];
         double fb = m["swpout_fallback_64kB"].get<double>();
+        // result.json says when the file filled: after reclaim began, before the writes ended.
+        if (fb > 0) {
+            double full = r["devices"]["swapfile"]["full_at_s"].get<double>();
+            CHECK(full > 0);
+            CHECK(full < m["elapsed_s"].get<double>());
+        } else {
+            CHECK_FALSE(r["devices"].contains("swapfile"));
+        }
         CHECK(m["memcg_swap_fail"].get<double>() == fb);
         CHECK(m["zswpout_64kB"].get<double>() > 10 * fb);   // the rest are stored whole
         return fb;
