@@ -111,13 +111,19 @@ TEST_CASE("fault path: a 64K mTHP fault costs fault + alloc + clear + PTEs + cha
     CHECK(w.k.check_invariants() == "");
 }
 
-TEST_CASE("memory.high reclaim: zswap stores the oldest folios, its charge adds reclaim", "[kernel][timed]")
+// 64K folios into a 1 MiB memory.high cgroup, zswap storing 1 KiB per page in 2 us.
+static KConfig zswap_high_config()
 {
     KConfig cfg = small_config();
     cfg.mthp_orders = {4};
-    cfg.memcg_high = 256;                       // 1 MiB
-    cfg.comp = {"test", 1024, 2e-6, 1e-6};      // 1 KiB per page, 2 us to compress
-    World w(cfg, 1024);                          // 4 MiB: 3 MiB over high
+    cfg.memcg_high = 256;
+    cfg.comp = {"test", 1024, 2e-6, 1e-6};
+    return cfg;
+}
+
+TEST_CASE("memory.high reclaim: zswap stores the oldest folios, its charge adds reclaim", "[kernel][timed]")
+{
+    World w(zswap_high_config(), 1024);          // 4 MiB: 3 MiB over high
     {
         Ctx c(w.k, w.task(), w.clk);
         w.write(c, 1024);
@@ -147,11 +153,8 @@ TEST_CASE("memory.high reclaim: each reclaim_high call pays cost.reclaim.entry o
     // times memory.events high (one try_to_free_mem_cgroup_pages per event), not per
     // SWAP_CLUSTER_MAX round, per priority or per node.
     auto run = [](double entry) {
-        KConfig cfg = small_config();
+        KConfig cfg = zswap_high_config();
         cfg.topo = {2, 2, 1};                        // two nodes: one call walks both
-        cfg.mthp_orders = {4};
-        cfg.memcg_high = 256;
-        cfg.comp = {"test", 1024, 2e-6, 1e-6};
         cfg.c.reclaim_entry = entry;
         World w(cfg, 1024);
         Ctx c(w.k, w.task(), w.clk);

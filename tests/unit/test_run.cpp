@@ -65,7 +65,7 @@ TEST_CASE("run: the same scenario and seed give a byte-identical result.json but
 TEST_CASE("run: halving the write step changes every reported metric by less than 2% (munmap latency: mean 15%, slowest 3%)", "[run]")
 {
     // Each side is the mean of seeds 1-3: the mean latency of 16 simultaneous frees swings by
-    // 20% between seeds (who spins when, README Granularity), which would hide the step's effect.
+    // up to 20% between seeds (who spins when, README Granularity), which hides the step's effect.
     auto mean_of_seeds = [](const std::vector<std::string>& extra) {
         json sum = json::object();
         double slowest = 0;
