@@ -269,6 +269,14 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
     return out;
 }
 
+std::optional<double> run_to_write_ratio(double mean_tp_kbps, double elapsed_s, double sleep_s, double size_bytes)
+{
+    double running = elapsed_s - sleep_s, kb = size_bytes * 9 / 8 / 1024;   // usemem's KB
+    if (!(running > 0) || !(kb > 0))
+        return std::nullopt;
+    return running / (kb / mean_tp_kbps);
+}
+
 std::optional<double> model_value(const json& result, const std::string& metric)
 {
     const json& m = result.at("metrics");
@@ -515,19 +523,33 @@ std::string render_table(const Table& t, const std::vector<Target>& targets, con
         md += "\n";
     }
     // Per-process throughput distribution of each modelled column.
-    md += "\nPer-process throughput (KB/s) in the model: min / median / max, stdev, Jain's fairness index.\n\n";
-    md += "| column | min | median | max | stdev | Jain |\n|---|---|---|---|---|---|\n";
+    md += "\nPer-process throughput (KB/s) in the model: min / median / max, stdev, Jain's fairness index. "
+          "Run / write, published / model: (elapsed - sleep) over the write time that the mean throughput implies "
+          "(size x 9/8 / mean); 1 when every process writes for the whole run, above 1 when some finish early or "
+          "the run spends time outside the writes (fork, munmap, exit).\n\n";
+    md += "| column | min | median | max | stdev | Jain | run / write |\n|---|---|---|---|---|---|---|\n";
+    int tp_row = t.row_of("throughput_kbps"), el_row = t.row_of("elapsed_s");
+    auto fmt_ratio = [](std::optional<double> r) { return r ? fmt::format("{:.2f}", *r) : std::string("n/a"); };
     for (size_t c = 0; c < t.columns.size(); c++) {
         auto it = col_result.find(t.columns[c]);
         if (it == col_result.end())
             continue;
-        const json& d = (*it->second)["distribution"]["throughput_kbps"];
-        md += fmt::format("| {} | {} | {} | {} | {} | {:.3f} |\n", md_cell(t.column_labels[c]),
+        const json& r = *it->second;
+        const json& d = r["distribution"]["throughput_kbps"];
+        const json um = r.value("effective_config", json::object()).value("workload", json::object()).value("usemem", json::object());
+        double sleep = um.value("sleep", 0.0), size = um.value("size", 0.0);
+        std::optional<double> pub, mod;
+        if (tp_row >= 0 && el_row >= 0 && t.values[size_t(tp_row)][c] && t.values[size_t(el_row)][c])
+            pub = run_to_write_ratio(*t.values[size_t(tp_row)][c], *t.values[size_t(el_row)][c], sleep, size);
+        auto mtp = model_value(r, "throughput_kbps"), mel = model_value(r, "elapsed_s");
+        if (mtp && mel)
+            mod = run_to_write_ratio(*mtp, *mel, sleep, size);
+        md += fmt::format("| {} | {} | {} | {} | {} | {:.3f} | {} / {} |\n", md_cell(t.column_labels[c]),
                           report::format_number(d["min"].get<double>(), report::Row::Count),
                           report::format_number(d["median"].get<double>(), report::Row::Count),
                           report::format_number(d["max"].get<double>(), report::Row::Count),
                           report::format_number(d["stdev"].get<double>(), report::Row::Count),
-                          d["jain_fairness"].get<double>());
+                          d["jain_fairness"].get<double>(), fmt_ratio(pub), fmt_ratio(mod));
     }
     return md + "\n";
 }

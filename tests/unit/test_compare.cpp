@@ -166,3 +166,30 @@ TEST_CASE("compare: several seeds of a column are averaged, with their range and
     CHECK(s["per_metric"]["sys_s"]["run_spread"]["max"].get<double>() == Approx(5.0 / 11));
     CHECK(render_summary(s, cells).find("run-to-run range") != std::string::npos);
 }
+
+TEST_CASE("compare: the run / write ratio reads 1 when every process writes until the end")
+{
+    const double gib = 1073741824.0;   // usemem reports size x 9/8 KB: 1,179,648 KB per GiB
+    // 1,179,648 KB in the 50 s before the 10 s sleep: exactly the last writer's rate.
+    CHECK(*run_to_write_ratio(23592.96, 60, 10, gib) == Approx(1.0));
+    // Case 2's 2M SSD deflate baseline: 35,971 KB/s, 64.59 s elapsed.
+    CHECK(*run_to_write_ratio(35971, 64.59, 10, gib) == Approx(1.6648).epsilon(1e-3));
+    CHECK_FALSE(run_to_write_ratio(100, 10, 10, gib));   // no time left for writing
+    CHECK_FALSE(run_to_write_ratio(100, 20, 0, 0));
+
+    // In the table: published from its throughput and elapsed rows, the model from its result.
+    Table t = two_columns();
+    t.metrics.push_back("elapsed_s");
+    t.labels.push_back("elapsed time (sec)");
+    t.values.push_back({60.0, std::nullopt});
+    t.values[0] = {23592.96, 120.0};
+    json b = result(2 * 23592.96, 8, 900), n = result(108, 10, 1);
+    b["metrics"]["elapsed_s"] = 60.0;
+    for (json* r : {&b, &n})
+        (*r)["effective_config"]["workload"]["usemem"] = {{"size", gib}, {"sleep", 10.0}};
+    std::vector<Target> targets = {{"demo/t", "base", "b.json", {}}, {"demo/t", "new", "n.json", {}}};
+    std::string md = render_table(t, targets, {{"b.json", b}, {"n.json", n}}, nullptr, nullptr);
+    CHECK(md.find("| run / write |") != std::string::npos);
+    CHECK(md.find("| 1.00 / 2.00 |") != std::string::npos);   // base: published 1, model 2
+    CHECK(md.find("| n/a / n/a |") != std::string::npos);     // new: no elapsed on either side
+}
