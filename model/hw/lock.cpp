@@ -143,12 +143,14 @@ void Lock::prune(double now)
     }
 }
 
-int64_t Lock::find_room(int64_t b)
+int64_t Lock::find_room(int64_t b, Bin** room)
 {
     // Follow skip offsets over full bins, then compress the path.
     int64_t cur = b;
-    for (Bin* x = find(cur); x && x->used >= kFull; x = find(cur))
-        cur += std::max<int32_t>(1, x->skip);
+    Bin* r = find(cur);
+    for (; r && r->used >= kFull; r = find(cur))
+        cur += std::max<int32_t>(1, r->skip);
+    *room = r;   // the loop below visits only bins found above: at() allocates nothing
     for (int64_t x = b; x < cur;) {
         Bin& bx = at(x);
         int64_t next = x + std::max<int32_t>(1, bx.skip);
@@ -214,8 +216,8 @@ double Lock::acquire_one(double t, double hold)
         t = double(b) * kBin;
     }
     // Where would the hold begin? Contended acquisitions also pay the cache-line handoff.
-    int64_t r = find_room(b);
-    Bin* rb = find(r);
+    Bin* rb;
+    int64_t r = find_room(b, &rb);
     double start = std::max(t, double(r) * kBin + (rb ? double(rb->used) : 0.0));
     double h = hold;
     if (start > t + 1e-12) {
@@ -226,16 +228,20 @@ double Lock::acquire_one(double t, double hold)
     // start; the hold spills into the next bins with room.
     double left = h, pos = start;
     int64_t cur = r;
+    Bin* bp = rb;
     while (left > 0) {
-        Bin* bp = &at(cur);
-        if (bp->used >= kFull) {
-            cur = find_room(cur);
+        if (!bp)
             bp = &at(cur);
+        if (bp->used >= kFull) {
+            cur = find_room(cur, &bp);
+            if (!bp)
+                bp = &at(cur);
         }
         Bin& bin = *bp;
         double bs = double(cur) * kBin;
         double from = std::max(pos, bs + double(bin.used));
         double take = std::min({left, bs + kBin - from, kBin - double(bin.used)});
+        bp = nullptr;
         if (take <= 0) {
             bin.used = float(kBin);
             cur++;

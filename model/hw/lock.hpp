@@ -73,7 +73,8 @@ private:
     void to_bins();
     Bin* find(int64_t b);            // nullptr: an empty bin that was never booked
     Bin& at(int64_t b);              // materialise
-    int64_t find_room(int64_t b);   // first bin >= b with room (path-compressed)
+    // First bin >= b with room (path-compressed); *room is that bin, or nullptr if never booked.
+    int64_t find_room(int64_t b, Bin** room);
 
     double handoff_;
     LockStats st_;

@@ -35,7 +35,8 @@ void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing)
 {
     if (n == 0)
         return;
-    k.max_plan_ahead = std::max(k.max_plan_ahead, now() - clk_.now());
+    // While a task plans, the engine's clock stands at base_: how far ahead it books is planned().
+    k.max_plan_ahead = std::max(k.max_plan_ahead, planned());
     double t = l.acquire(now(), hold, n, spacing);
     pending_spin_ += std::max(0.0, t - n * hold);
     sys(t);
