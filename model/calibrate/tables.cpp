@@ -461,6 +461,26 @@ std::string render_summary(const json& summary, const std::vector<Cell>& cells, 
     return md;
 }
 
+namespace {
+
+// "published / model" run / write of column c, from the usemem size and sleep the scenario ran.
+std::string run_to_write_cell(const Table& t, size_t c, const json& result)
+{
+    const json um = result.value("effective_config", json::object()).value("workload", json::object()).value("usemem", json::object());
+    double sleep = um.value("sleep", 0.0), size = um.value("size", 0.0);
+    int tp = t.row_of("throughput_kbps"), el = t.row_of("elapsed_s");
+    std::optional<double> pub, mod;
+    if (tp >= 0 && el >= 0 && t.values[size_t(tp)][c] && t.values[size_t(el)][c])
+        pub = run_to_write_ratio(*t.values[size_t(tp)][c], *t.values[size_t(el)][c], sleep, size);
+    auto mtp = model_value(result, "throughput_kbps"), mel = model_value(result, "elapsed_s");
+    if (mtp && mel)
+        mod = run_to_write_ratio(*mtp, *mel, sleep, size);
+    auto str = [](std::optional<double> r) { return r ? fmt::format("{:.2f}", *r) : std::string("n/a"); };
+    return str(pub) + " / " + str(mod);
+}
+
+}  // namespace
+
 std::string render_table(const Table& t, const std::vector<Target>& targets, const std::map<std::string, json>& results,
                          int* sign_matches, int* sign_total)
 {
@@ -528,28 +548,17 @@ std::string render_table(const Table& t, const std::vector<Target>& targets, con
           "(size x 9/8 / mean); 1 when every process writes for the whole run, above 1 when some finish early or "
           "the run spends time outside the writes (fork, munmap, exit).\n\n";
     md += "| column | min | median | max | stdev | Jain | run / write |\n|---|---|---|---|---|---|---|\n";
-    int tp_row = t.row_of("throughput_kbps"), el_row = t.row_of("elapsed_s");
-    auto fmt_ratio = [](std::optional<double> r) { return r ? fmt::format("{:.2f}", *r) : std::string("n/a"); };
     for (size_t c = 0; c < t.columns.size(); c++) {
         auto it = col_result.find(t.columns[c]);
         if (it == col_result.end())
             continue;
-        const json& r = *it->second;
-        const json& d = r["distribution"]["throughput_kbps"];
-        const json um = r.value("effective_config", json::object()).value("workload", json::object()).value("usemem", json::object());
-        double sleep = um.value("sleep", 0.0), size = um.value("size", 0.0);
-        std::optional<double> pub, mod;
-        if (tp_row >= 0 && el_row >= 0 && t.values[size_t(tp_row)][c] && t.values[size_t(el_row)][c])
-            pub = run_to_write_ratio(*t.values[size_t(tp_row)][c], *t.values[size_t(el_row)][c], sleep, size);
-        auto mtp = model_value(r, "throughput_kbps"), mel = model_value(r, "elapsed_s");
-        if (mtp && mel)
-            mod = run_to_write_ratio(*mtp, *mel, sleep, size);
-        md += fmt::format("| {} | {} | {} | {} | {} | {:.3f} | {} / {} |\n", md_cell(t.column_labels[c]),
+        const json& d = (*it->second)["distribution"]["throughput_kbps"];
+        md += fmt::format("| {} | {} | {} | {} | {} | {:.3f} | {} |\n", md_cell(t.column_labels[c]),
                           report::format_number(d["min"].get<double>(), report::Row::Count),
                           report::format_number(d["median"].get<double>(), report::Row::Count),
                           report::format_number(d["max"].get<double>(), report::Row::Count),
                           report::format_number(d["stdev"].get<double>(), report::Row::Count),
-                          d["jain_fairness"].get<double>(), fmt_ratio(pub), fmt_ratio(mod));
+                          d["jain_fairness"].get<double>(), run_to_write_cell(t, c, *it->second));
     }
     return md + "\n";
 }

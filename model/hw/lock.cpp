@@ -228,7 +228,7 @@ double Lock::acquire_one(double t, double hold)
     // start; the hold spills into the next bins with room.
     double left = h, pos = start;
     int64_t cur = r;
-    Bin* bp = rb;
+    Bin* bp = rb;   // the bin at cur, when already looked up
     while (left > 0) {
         if (!bp)
             bp = &at(cur);
@@ -241,7 +241,7 @@ double Lock::acquire_one(double t, double hold)
         double bs = double(cur) * kBin;
         double from = std::max(pos, bs + double(bin.used));
         double take = std::min({left, bs + kBin - from, kBin - double(bin.used)});
-        bp = nullptr;
+        bp = nullptr;   // cur moves on below
         if (take <= 0) {
             bin.used = float(kBin);
             cur++;
