@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "report/result.hpp"
+#include "workload/usemem.hpp"
 
 extern char** environ;
 
@@ -269,9 +270,9 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
     return out;
 }
 
-std::optional<double> run_to_write_ratio(double mean_tp_kbps, double elapsed_s, double sleep_s, double size_bytes)
+std::optional<double> run_to_write_ratio(double mean_tp_kbps, double elapsed_s, double sleep_s, double credited_bytes)
 {
-    double running = elapsed_s - sleep_s, kb = size_bytes * 9 / 8 / 1024;   // usemem's KB
+    double running = elapsed_s - sleep_s, kb = credited_bytes / 1024;
     if (!(running > 0) || !(kb > 0))
         return std::nullopt;
     return running / (kb / mean_tp_kbps);
@@ -463,18 +464,20 @@ std::string render_summary(const json& summary, const std::vector<Cell>& cells, 
 
 namespace {
 
-// "published / model" run / write of column c, from the usemem size and sleep the scenario ran.
+// "published / model" run / write of column c, from the usemem options the scenario ran.
 std::string run_to_write_cell(const Table& t, size_t c, const json& result)
 {
     const json um = result.value("effective_config", json::object()).value("workload", json::object()).value("usemem", json::object());
-    double sleep = um.value("sleep", 0.0), size = um.value("size", 0.0);
+    double sleep = um.value("sleep", 0.0);
+    double credited = double(workload::credited_bytes(um.value("size", uint64_t(0)), um.value("repeat", 1),
+                                                      um.value("read_again", false)));
     int tp = t.row_of("throughput_kbps"), el = t.row_of("elapsed_s");
     std::optional<double> pub, mod;
     if (tp >= 0 && el >= 0 && t.values[size_t(tp)][c] && t.values[size_t(el)][c])
-        pub = run_to_write_ratio(*t.values[size_t(tp)][c], *t.values[size_t(el)][c], sleep, size);
+        pub = run_to_write_ratio(*t.values[size_t(tp)][c], *t.values[size_t(el)][c], sleep, credited);
     auto mtp = model_value(result, "throughput_kbps"), mel = model_value(result, "elapsed_s");
     if (mtp && mel)
-        mod = run_to_write_ratio(*mtp, *mel, sleep, size);
+        mod = run_to_write_ratio(*mtp, *mel, sleep, credited);
     auto str = [](std::optional<double> r) { return r ? fmt::format("{:.2f}", *r) : std::string("n/a"); };
     return str(pub) + " / " + str(mod);
 }

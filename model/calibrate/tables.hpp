@@ -65,10 +65,10 @@ std::optional<double> rel_error(std::optional<double> published, std::optional<d
 double relative_improvement(const std::string& metric, double base, double now);
 
 // (elapsed - sleep) over the write time that usemem's mean per-process throughput implies
-// (size x 9/8 KB / mean): 1 when every process writes for the whole run, above 1 when some
-// finish early (seed 002's imbalance) or the run spends time outside the writes (fork,
-// munmap, exit). No value without an elapsed time longer than the sleep.
-std::optional<double> run_to_write_ratio(double mean_tp_kbps, double elapsed_s, double sleep_s, double size_bytes);
+// (its credited bytes in KB / mean, workload::credited_bytes): 1 when every process writes for
+// the whole run, above 1 when some finish early (seed 002's imbalance) or the run spends time
+// outside the writes (fork, munmap, exit). No value without an elapsed time longer than the sleep.
+std::optional<double> run_to_write_ratio(double mean_tp_kbps, double elapsed_s, double sleep_s, double credited_bytes);
 
 std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<std::string, Table>& tables,
                              const std::map<std::string, nlohmann::json>& results);

@@ -5,6 +5,11 @@
 
 namespace swapsim::workload {
 
+uint64_t credited_bytes(uint64_t size, int repeat, bool read_again)
+{
+    return size / 8 + size * uint64_t(std::max(0, repeat) + (read_again ? 1 : 0));
+}
+
 using namespace kernel;
 
 namespace {
@@ -99,22 +104,16 @@ void Usemem::run_child(int i, Clock& clk, Barrier* start_barrier, Barrier* free_
         c.flush();
         start_barrier->wait();
     }
-    uint64_t rw_bytes = cfg_.size / 8;   // do_unit's credit for the allocation
-    for (int rep = 0; rep < cfg_.repeat; rep++) {
-        // Later passes verify each word before rewriting it.
+    for (int rep = 0; rep < cfg_.repeat; rep++)   // later passes verify each word before rewriting it
         touch_range(c, i, VMA_MAIN, 0, pages, rep > 0, true);
-        rw_bytes += cfg_.size;
-    }
-    if (cfg_.read_again) {
+    if (cfg_.read_again)
         touch_range(c, i, VMA_MAIN, 0, pages, true, false);
-        rw_bytes += cfg_.size;
-    }
     c.flush();
     // output_statistics: the time is taken, then printing touches stack and libc data.
     pr.t_done = clk.now();
     uint64_t usecs = std::max<uint64_t>(1, uint64_t(pr.t_done * 1e6));
-    pr.rw_bytes = rw_bytes;
-    pr.throughput_kbps = ((rw_bytes * 1000000ull) >> 10) / usecs;
+    pr.rw_bytes = credited_bytes(cfg_.size, cfg_.repeat, cfg_.read_again);
+    pr.throughput_kbps = ((pr.rw_bytes * 1000000ull) >> 10) / usecs;
     touch_footprint(true);
     c.block_until(clk.now() + cfg_.sleep_s);
     if (free_barrier) {

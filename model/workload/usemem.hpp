@@ -35,6 +35,10 @@ struct UsememConfig {
     uint64_t seed = 1;            // draws u
 };
 
+// do_unit's byte credit, which usemem's throughput divides by its time: size/8 for the
+// allocation, then size for each write pass (-r) and for the read-again pass (-Z).
+uint64_t credited_bytes(uint64_t size, int repeat, bool read_again);
+
 struct UsememProc {
     int pid = 0, cpu = 0;
     double t_start = 0, t_done = 0, t_exit = 0;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "calibrate/tables.hpp"
+#include "workload/usemem.hpp"
 
 using namespace swapsim::calibrate;
 using nlohmann::json;
@@ -169,12 +170,16 @@ TEST_CASE("compare: several seeds of a column are averaged, with their range and
 
 TEST_CASE("compare: the run / write ratio reads 1 when every process writes until the end")
 {
-    const double gib = 1073741824.0;   // usemem reports size x 9/8 KB: 1,179,648 KB per GiB
+    const double gib = 1073741824.0;
+    // usemem credits size/8 for the allocation and size per pass: 1,179,648 KB for 1 GiB.
+    const double credited = double(swapsim::workload::credited_bytes(1ull << 30, 1, false));
+    CHECK(credited == gib * 9 / 8);
+    CHECK(swapsim::workload::credited_bytes(1ull << 30, 2, true) == (1ull << 27) + 3 * (1ull << 30));
     // 1,179,648 KB in the 50 s before the 10 s sleep: exactly the last writer's rate.
-    CHECK(*run_to_write_ratio(23592.96, 60, 10, gib) == Approx(1.0));
+    CHECK(*run_to_write_ratio(23592.96, 60, 10, credited) == Approx(1.0));
     // Case 2's 2M SSD deflate baseline: 35,971 KB/s, 64.59 s elapsed.
-    CHECK(*run_to_write_ratio(35971, 64.59, 10, gib) == Approx(1.6648).epsilon(1e-3));
-    CHECK_FALSE(run_to_write_ratio(100, 10, 10, gib));   // no time left for writing
+    CHECK(*run_to_write_ratio(35971, 64.59, 10, credited) == Approx(1.6648).epsilon(1e-3));
+    CHECK_FALSE(run_to_write_ratio(100, 10, 10, credited));   // no time left for writing
     CHECK_FALSE(run_to_write_ratio(100, 20, 0, 0));
 
     // In the table: published from its throughput and elapsed rows, the model from its result.
