@@ -548,8 +548,8 @@ std::string render_table(const Table& t, const std::vector<Target>& targets, con
     // Per-process throughput distribution of each modelled column.
     md += "\nPer-process throughput (KB/s) in the model: min / median / max, stdev, Jain's fairness index. "
           "Run / write, published / model: (elapsed - sleep) over the write time that the mean throughput implies "
-          "(size x 9/8 / mean); 1 when every process writes for the whole run, above 1 when some finish early or "
-          "the run spends time outside the writes (fork, munmap, exit).\n\n";
+          "(usemem's credited bytes / mean; size x 9/8 for one pass); 1 when every process writes for the whole "
+          "run, above 1 when some finish early or the run spends time outside the writes (fork, munmap, exit).\n\n";
     md += "| column | min | median | max | stdev | Jain | run / write |\n|---|---|---|---|---|---|---|\n";
     for (size_t c = 0; c < t.columns.size(); c++) {
         auto it = col_result.find(t.columns[c]);
