@@ -270,6 +270,15 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
     return out;
 }
 
+std::vector<double> bobyqa_steps(const std::vector<double>& x0, const std::vector<double>& lb,
+                                 const std::vector<double>& ub)
+{
+    std::vector<double> step;
+    for (size_t i = 0; i < x0.size(); i++)
+        step.push_back(std::min({0.5, (ub[i] - lb[i]) / 4, std::max(0.05, std::min(x0[i] - lb[i], ub[i] - x0[i]))}));
+    return step;
+}
+
 std::optional<double> run_to_write_ratio(double mean_tp_kbps, double elapsed_s, double sleep_s, double credited_bytes)
 {
     double running = elapsed_s - sleep_s, kb = credited_bytes / 1024;

@@ -64,6 +64,12 @@ std::optional<double> rel_error(std::optional<double> published, std::optional<d
 // (new - base) / base for throughput, (base - new) / base for times: positive = better.
 double relative_improvement(const std::string& metric, double base, double now);
 
+// BOBYQA's initial step per free parameter (log space): at most 0.5, a quarter of the bound
+// interval (BOBYQA needs twice the step inside it), and the distance from the start to its
+// nearer bound (at least 0.05), since BOBYQA moves a start closer than one step to a bound.
+std::vector<double> bobyqa_steps(const std::vector<double>& x0, const std::vector<double>& lb,
+                                 const std::vector<double>& ub);
+
 // (elapsed - sleep) over the write time that usemem's mean per-process throughput implies
 // (its credited bytes in KB / mean, workload::credited_bytes): 1 when every process writes for
 // the whole run, above 1 when some finish early (seed 002's imbalance) or the run spends time

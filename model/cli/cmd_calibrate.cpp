@@ -293,11 +293,7 @@ int cmd_calibrate(int argc, char** argv)
     opt.set_min_objective(nlopt_objective, &cb);
     opt.set_maxeval(max_evals);
     opt.set_xtol_rel(1e-3);
-    // BOBYQA needs every bound interval to be at least twice its initial step.
-    std::vector<double> step;
-    for (size_t i = 0; i < x0.size(); i++)
-        step.push_back(std::min(0.5, (ub[i] - lb[i]) / 4));
-    opt.set_initial_step(step);
+    opt.set_initial_step(calibrate::bobyqa_steps(x0, lb, ub));   // the first evaluation is x0
     std::vector<double> x = x0;
     double fmin = 0;
     std::string result = "ok";

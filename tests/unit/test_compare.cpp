@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "calibrate/tables.hpp"
@@ -197,4 +198,21 @@ TEST_CASE("compare: the run / write ratio reads 1 when every process writes unti
     CHECK(md.find("| run / write |") != std::string::npos);
     CHECK(md.find("| 1.00 / 2.00 |") != std::string::npos);   // base: published 1, model 2
     CHECK(md.find("| n/a / n/a |") != std::string::npos);     // new: no elapsed on either side
+}
+
+TEST_CASE("calibrate: BOBYQA's first step keeps the start point inside its bounds")
+{
+    const double l8 = std::log(8.0);
+    // A start in the middle of [v/8, 8v]: the usual 0.5 in log space.
+    auto s = bobyqa_steps({0}, {-l8}, {l8});
+    CHECK(s[0] == 0.5);
+    // The committed class_hold (833.5 cycles) under its 1,000-cycle ceiling: the step is the
+    // distance to the ceiling, so BOBYQA does not move the start to 1000 / e^0.5 = 606.5.
+    double x0 = std::log(833.5), ub = std::log(1000.0), lb = std::log(833.5 / 8);
+    s = bobyqa_steps({x0}, {lb}, {ub});
+    CHECK(s[0] == Approx(ub - x0));
+    CHECK(x0 + s[0] <= ub + 1e-12);
+    // A narrow interval: a quarter of it. A start on a bound: a small step, not zero.
+    CHECK(bobyqa_steps({0}, {-0.4}, {0.4})[0] == Approx(0.2));
+    CHECK(bobyqa_steps({1}, {-l8}, {1})[0] == 0.05);
 }
