@@ -77,6 +77,7 @@ struct Costs {
     double zswap_invalidate_page = 0;   // zswap_invalidate outside locks
     double zswap_tree_hold = 0;     // xa_store / xa_erase under the zswap tree lock
     double zs_class_hold = 0;       // zs_malloc / zs_free under the size-class lock
+    double zs_free_cold = 0;        // zs_free: cache misses on the cold zspage under that lock
     double zs_copy_bw = 1e10;       // bytes/s copying the compressed object into its zspage
     double list_lru_hold = 0;       // list_lru_add / del under the memcg-node list lock
     double zswap_load_page = 0;     // zswap_load outside decompression

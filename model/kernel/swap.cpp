@@ -8,7 +8,9 @@
 // all-or-nothing per folio, limits (max_pool_percent, accept threshold), per-page compression
 // (IAA: one job per page, or a batch of up to 8 before that batch's stores) and zs_malloc,
 // zswap tree and list_lru inserts, the compressed-size memcg charge;
-// __swap_writepage's one bio per folio, merged in the plug up to max_request bytes.
+// __swap_writepage's one bio per folio, merged in the plug up to max_request bytes;
+// zswap_invalidate's zs_free, which holds the class lock longer than zs_malloc (obj_free and
+// fix_fullness_group miss on a zspage long out of cache).
 // Granularity: per folio, per-page work summed; locks priced per acquisition.
 // Leaves out: zswap writeback to the device and its shrinker, same-filled pages, zeromap;
 // the cache-line traffic of many CPUs storing at once is not modelled apart from the fitted
@@ -79,7 +81,7 @@ void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
         for (unsigned i = 0; i < n; i++) {
             c.sys(k.zswap_invalidate_page);
             c.lock(tree, k.zswap_tree_hold);
-            c.lock(cls, k.zs_class_hold);
+            c.lock(cls, k.zs_class_hold + k.zs_free_cold);
             c.lock(lru, k.list_lru_hold);
         }
     }
@@ -237,7 +239,7 @@ bool Kernel::zswap_load(Ctx& c, swp_offset_t off)
     else
         c.sys(cfg_.comp.decomp_s);
     c.sys(k.zswap_load_page);
-    c.lock(zs_class_lock_[cls], k.zs_class_hold);
+    c.lock(zs_class_lock_[cls], k.zs_class_hold + k.zs_free_cold);
     c.lock(list_lru_lock_[size_t(node_of_cpu(c.task.cpu))], k.list_lru_hold);
     zpool.zs_free(cls);
     swap->zswap_len(off) = 0;   // loads are exclusive

@@ -138,6 +138,7 @@ kernel::KConfig kernel_config(const Config& cfg)
     c.zswap_invalidate_page = cyc("cost.zswap.invalidate_page");
     c.zswap_tree_hold = cyc("cost.zswap.tree_hold");
     c.zs_class_hold = cyc("cost.zsmalloc.class_hold");
+    c.zs_free_cold = cyc("cost.zsmalloc.free_cold");
     c.zs_copy_bw = cfg.num("cost.zsmalloc.copy_bw");
     c.list_lru_hold = cyc("cost.list_lru.hold");
     c.zswap_load_page = cyc("cost.zswap.load_page");
