@@ -138,6 +138,19 @@ TEST_CASE("run: a missing scenario file is a bad input", "[run]")
     CHECK(r.err == "no/such/scenario.json: cannot read: No such file or directory\n");
 }
 
+TEST_CASE("run: a run that cannot finish stops at sim.time_limit, says why and writes nothing", "[run]")
+{
+    // memory.high of one byte: every fault is throttled (2 s at most each time), forever.
+    TempDir d;
+    auto r = run_swapsim({"run", "tests/data/swapin.json", "--set", "kernel.memcg.high=1", "--set",
+                          "sim.time_limit=60", "--out", (d.path / "out").string()});
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err == "swapsim run: tests/data/swapin.json: simulated time passed sim.time_limit (60s) before the 4 usemem "
+                   "processes finished (memory.high 1, 512M each); give the cgroup more room or raise sim.time_limit\n");
+    CHECK_FALSE(fs::exists(d.path / "out" / "result.json"));
+}
+
 TEST_CASE("run: reclaim and exit run their time in slices, so no lock is booked beyond its history", "[run]")
 {
     // 4K folios: the first reclaimer's sweep marks ~1.3M folios referenced; tasks exit while
