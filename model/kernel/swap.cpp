@@ -9,8 +9,8 @@
 // (IAA: one job per page, or a batch of up to 8 before that batch's stores) and zs_malloc,
 // zswap tree and list_lru inserts, the compressed-size memcg charge;
 // __swap_writepage's one bio per folio, merged in the plug up to max_request bytes;
-// zswap_invalidate's zs_free, which holds the class lock longer than zs_malloc (obj_free and
-// fix_fullness_group miss on a zspage long out of cache).
+// zswap_invalidate's zs_free, whose class-lock hold may add the misses of obj_free and
+// fix_fullness_group on a zspage long out of cache (cost.zsmalloc.free_cold, a what-if, 0).
 // Granularity: per folio, per-page work summed; locks priced per acquisition.
 // Leaves out: zswap writeback to the device and its shrinker, same-filled pages, zeromap;
 // the cache-line traffic of many CPUs storing at once is not modelled apart from the fitted
