@@ -37,7 +37,7 @@ std::string type_of(const sc::ParamDef& d)
 
 std::string default_of(const sc::ParamDef& d, const sc::Config& cfg)
 {
-    std::string s = sc::format_value(d, cfg.value(d.name));
+    std::string s = cfg.show(d.name);
     return s.empty() ? "\"\"" : s;
 }
 

@@ -249,11 +249,10 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     sim.spawn_daemon("watchdog", 0, [&] {
         engine::Sim::sleep_until(time_limit);
         timed_out = true;
-        auto show = [&](const char* name) { return scenario::format_value(*cfg.reg().find(name), cfg.value(name)); };
         throw std::runtime_error(fmt::format("simulated time passed sim.time_limit ({}) before the {} usemem processes "
                                              "finished (memory.high {}, {} each); give the cgroup more room or raise sim.time_limit",
-                                             show("sim.time_limit"), uc.nproc, show("kernel.memcg.high"),
-                                             show("workload.usemem.size")));
+                                             cfg.show("sim.time_limit"), uc.nproc, cfg.show("kernel.memcg.high"),
+                                             cfg.show("workload.usemem.size")));
     });
     sim.run();
     if (timed_out)

@@ -203,6 +203,11 @@ const nlohmann::json& Config::value(std::string_view name) const
     return values_.find(name)->second;
 }
 
+std::string Config::show(std::string_view name) const
+{
+    return format_value(def(name), value(name));
+}
+
 double Config::num(std::string_view name) const
 {
     const ParamDef& d = def(name);

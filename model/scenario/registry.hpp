@@ -99,6 +99,7 @@ public:
     const std::string& s(std::string_view name) const; // Enum, String, CpuList
     std::vector<double> list(std::string_view name) const;  // SizeList
     const nlohmann::json& value(std::string_view name) const;
+    std::string show(std::string_view name) const;     // the value as a scenario writes it: "40G"
 
     // Parse and range-check `v` for `name` (JSON as written in a scenario, e.g. "40G"); throws InputError.
     void set(std::string_view name, const nlohmann::json& v, const std::string& file,

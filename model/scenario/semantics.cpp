@@ -14,7 +14,7 @@ struct Ctx {
     const std::string& file;
 
     bool has(std::string_view k) const { return cfg.reg().find(k) != nullptr; }
-    std::string show(std::string_view k) const { return format_value(*cfg.reg().find(k), cfg.value(k)); }
+    std::string show(std::string_view k) const { return cfg.show(k); }
 
     // The error names the input that set `key` (the scenario, a --params file or --set).
     [[noreturn]] void fail(const std::string& key, const std::string& msg) const
