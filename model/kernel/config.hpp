@@ -94,6 +94,8 @@ struct Costs {
     double exit_mm = 0;             // exit_mmap fixed part
     // locks
     double lock_handoff = 0;        // qspinlock cache-line handoff when contended
+
+    double zs_free_hold() const { return zs_class_hold + zs_free_cold; }   // zs_free's class-lock hold
 };
 
 struct KConfig {

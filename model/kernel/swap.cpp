@@ -81,7 +81,7 @@ void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
         for (unsigned i = 0; i < n; i++) {
             c.sys(k.zswap_invalidate_page);
             c.lock(tree, k.zswap_tree_hold);
-            c.lock(cls, k.zs_class_hold + k.zs_free_cold);
+            c.lock(cls, k.zs_free_hold());
             c.lock(lru, k.list_lru_hold);
         }
     }
@@ -239,7 +239,7 @@ bool Kernel::zswap_load(Ctx& c, swp_offset_t off)
     else
         c.sys(cfg_.comp.decomp_s);
     c.sys(k.zswap_load_page);
-    c.lock(zs_class_lock_[cls], k.zs_class_hold + k.zs_free_cold);
+    c.lock(zs_class_lock_[cls], k.zs_free_hold());
     c.lock(list_lru_lock_[size_t(node_of_cpu(c.task.cpu))], k.list_lru_hold);
     zpool.zs_free(cls);
     swap->zswap_len(off) = 0;   // loads are exclusive
