@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "hw/membw.hpp"
+
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
@@ -23,7 +25,7 @@ bool g_deadlock = false;
 struct Sim::Impl {
     std::unique_ptr<sg4::Engine> engine;
     std::vector<sg4::Host*> cores;
-    std::vector<sg4::Host*> dram;   // per socket
+    std::vector<hw::MemBandwidth> dram;   // per socket
 };
 
 Sim::Sim(int* argc, char** argv, const PlatformSpec& p, bool verbose) : impl_(new Impl), spec_(p)
@@ -37,8 +39,7 @@ Sim::Sim(int* argc, char** argv, const PlatformSpec& p, bool verbose) : impl_(ne
     int cores = p.sockets * p.cores_per_socket;
     for (int c = 0; c < cores; c++)
         impl_->cores.push_back(zone->create_host("core" + std::to_string(c), speed));
-    for (int s = 0; s < p.sockets; s++)
-        impl_->dram.push_back(zone->create_host("dram" + std::to_string(s), p.dram_bw));
+    impl_->dram.assign(size_t(p.sockets), hw::MemBandwidth(p.dram_bw));
     zone->seal();
     sg4::Engine::on_deadlock_cb([] { g_deadlock = true; });
 }
@@ -109,7 +110,7 @@ void Sim::mem_on(int cpu, double bytes, double rate)
         return;
     int core = cpu % int(impl_->cores.size());
     int socket = core / spec_.cores_per_socket;
-    sg4::this_actor::exec_init(bytes)->set_host(impl_->dram[size_t(socket)])->set_bound(rate)->wait();
+    sleep_until(impl_->dram[size_t(socket)].transfer(now(), bytes, rate));
 }
 
 void Sim::sleep_for(double seconds)

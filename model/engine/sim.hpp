@@ -3,9 +3,10 @@
 // Platform: one SimGrid host per physical core. With SMT the host's speed is the core's
 // combined throughput (smt_yield x clock) and every exec is bounded by the clock, so one
 // busy thread runs at full clock and two busy siblings share the core (SimGrid's max-min
-// sharing). One more host per socket stands for its memory controllers: streaming memory
-// work (clearing and writing pages) runs there, bounded by the core's own rate, so many
-// writers share the socket's DRAM bandwidth.
+// sharing). Streaming memory work (clearing and writing pages) books its socket's DRAM
+// bandwidth (hw::MemBandwidth), at most the core's own rate, and sleeps until it is done: a
+// SimGrid host for the memory controllers cost ~3.5 us per transfer with dozens of writers
+// sharing it (a quarter of a 70-process run's wall time).
 // Time: seconds of simulated time; cpu(s) runs `s` seconds of work at full single-thread
 // speed, sleep_for(s) blocks without using a CPU.
 // One Engine per process (SimGrid 3.32 cannot re-create it): run one simulation per process.

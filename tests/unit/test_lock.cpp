@@ -1,9 +1,10 @@
 // hw::Lock, the spinlock timeline, and hw::BusyTimeline under it: exact spins and holds on
 // hand-computed cases, in both lock modes (busy intervals while lightly used, capacity bins
-// once it holds many), and pruning.
+// once it holds many), and pruning. hw::MemBandwidth, a socket's DRAM bandwidth booked in bins.
 #include <catch2/catch.hpp>
 
 #include "hw/lock.hpp"
+#include "hw/membw.hpp"
 #include "hw/timeline.hpp"
 
 using namespace swapsim;
@@ -119,4 +120,29 @@ TEST_CASE("timeline: gaps, merging, the 16-interval search limit and dropping", 
     CHECK(far.size() == 1);
     far.drop_before(200);
     CHECK(far.empty());
+}
+
+TEST_CASE("membw: a transfer on a socket with room takes bytes / rate; saturated bins are shared in booking order", "[lock][timed]")
+{
+    // 1 GB/s: 10,000 bytes per 10 us bin.
+    hw::MemBandwidth m(1e9);
+    CHECK_THAT(m.transfer(0, 5000, 1e9), WithinAbs(5 * us, eps));   // half of bin 0
+    // Same start: bin 0's other 5,000 bytes, then 5,000 in bin 1 at the full rate.
+    CHECK_THAT(m.transfer(0, 10000, 1e9), WithinAbs(15 * us, eps));
+    // A slower core from mid-bin 1, which has 5,000 bytes left: 0.25 GB/s for 5 us is 1,250
+    // bytes, then 2,500 per bin: 1,250 + 2,500 + 1,250 = 5,000 bytes by 25 us.
+    CHECK_THAT(m.transfer(15 * us, 5000, 0.25e9), WithinAbs(35 * us, 1e-12));
+    // Later bins are empty: bytes / rate, however many bins it spans.
+    CHECK_THAT(m.transfer(1e-3, 1e6, 0.5e9), WithinAbs(1e-3 + 2e-3, 1e-12));
+    // Bins before the latest start are dropped: what is kept starts at 1 ms.
+    CHECK(m.bins() == 200);
+}
+
+TEST_CASE("membw: a rate above the socket's is capped at the socket's; a full bin moves the rest on", "[lock][timed]")
+{
+    hw::MemBandwidth m(1e9);
+    CHECK_THAT(m.transfer(0, 20000, 5e9), WithinAbs(20 * us, eps));   // capped at 1 GB/s
+    // Bins 0 and 1 are full: it starts at 20 us.
+    CHECK_THAT(m.transfer(0, 5000, 1e9), WithinAbs(25 * us, eps));
+    CHECK(m.transfer(30 * us, 0, 1e9) == 30 * us);   // nothing to move
 }
