@@ -16,6 +16,9 @@ double MemBandwidth::transfer(double t, double bytes, double rate)
         int64_t drop = std::min<int64_t>(k - base_, int64_t(used_.size()));
         used_.erase(used_.begin(), used_.begin() + drop);
         base_ = k;
+    } else if (k < base_) {   // earlier than a previous transfer: starts where the bins do
+        k = base_;
+        t = double(k) * kBin;
     }
     const double cap = bw_ * kBin;
     double left = bytes, pos = t;

@@ -145,4 +145,8 @@ TEST_CASE("membw: a rate above the socket's is capped at the socket's; a full bi
     // Bins 0 and 1 are full: it starts at 20 us.
     CHECK_THAT(m.transfer(0, 5000, 1e9), WithinAbs(25 * us, eps));
     CHECK(m.transfer(30 * us, 0, 1e9) == 30 * us);   // nothing to move
+    CHECK_THAT(m.transfer(30 * us, 1000, 1e9), WithinAbs(31 * us, eps));
+    // Bins before 30 us are gone: a transfer asked for earlier starts at 30 us and takes the
+    // 9,000 bytes bin 3 has left over its 10 us.
+    CHECK_THAT(m.transfer(5 * us, 9000, 1e9), WithinAbs(40 * us, 1e-12));
 }
