@@ -78,12 +78,8 @@ void Ctx::flush()
 void Ctx::block_until(double t)
 {
     flush();
-    if (t > clk_.now()) {
-        k.sched_sleep(task);
-        clk_.sleep_until(t);
-        k.sched_wakeup(task);
-    }
-    base_ = clk_.now();
+    if (t > clk_.now())
+        block([&] { clk_.sleep_until(t); });
 }
 
 // ---------------------------------------------------------------- scheduler

@@ -111,7 +111,11 @@ public:
     // from booking far ahead in a fixed order, so they take turns as qspinlock's queue does.
     bool slice_over(double slice) const { return planned() > slice || pending_spin_ > slice / 8; }
     void flush();                        // run the accumulated CPU time on the task's CPU
-    void block_until(double t);          // flush, then sleep (off CPU) until t
+    // Flush, then block (off CPU) until `wait` returns: a sleep, or a rendezvous with other
+    // tasks (usemem -y/-x). The planned time starts again at the engine's clock.
+    template <class Wait>
+    void block(Wait&& wait);
+    void block_until(double t);          // block until t
     Clock& clock() { return clk_; }
 
 private:
@@ -295,5 +299,15 @@ private:
     std::vector<hw::Lock*> busy_locks_;   // locks with bookings, pruned every 10 ms
     bool zswap_full_ = false;
 };
+
+template <class Wait>
+void Ctx::block(Wait&& wait)
+{
+    flush();
+    k.sched_sleep(task);
+    wait();
+    k.sched_wakeup(task);
+    base_ = clk_.now();
+}
 
 }  // namespace swapsim::kernel

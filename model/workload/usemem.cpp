@@ -100,10 +100,8 @@ void Usemem::run_child(int i, Clock& clk, Barrier* start_barrier, Barrier* free_
     };
 
     touch_footprint(false);
-    if (start_barrier) {
-        c.flush();
-        start_barrier->wait();
-    }
+    if (start_barrier)   // ready(): poll() on the start pipe
+        c.block([&] { start_barrier->wait(); });
     for (int rep = 0; rep < cfg_.repeat; rep++)   // later passes verify each word before rewriting it
         touch_range(c, i, VMA_MAIN, 0, pages, rep > 0, true);
     if (cfg_.read_again)
@@ -116,10 +114,8 @@ void Usemem::run_child(int i, Clock& clk, Barrier* start_barrier, Barrier* free_
     pr.throughput_kbps = ((pr.rw_bytes * 1000000ull) >> 10) / usecs;
     touch_footprint(true);
     c.block_until(clk.now() + cfg_.sleep_s);
-    if (free_barrier) {
-        c.flush();
-        free_barrier->wait();
-    }
+    if (free_barrier)
+        c.block([&] { free_barrier->wait(); });
     double t0 = clk.now();
     k_.exit_mmap_vma(c, t.mm, VMA_MAIN);
     c.flush();

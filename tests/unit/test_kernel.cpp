@@ -377,3 +377,25 @@ TEST_CASE("zswap pool limit: stores are rejected to the swap device until the po
     CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_SWPOUT] == w.k.vm[mm::PSWPOUT] / 16);
     CHECK(w.k.check_invariants() == "");
 }
+
+TEST_CASE("ctx: a task blocked in a rendezvous is off CPU, and plans from the engine's clock after it", "[kernel][timed]")
+{
+    KConfig cfg = small_config();
+    World w(cfg, 16);
+    Ctx c(w.k, w.task(), w.clk);
+    c.sys(1e-3);
+    bool ran_during = true;
+    // The rendezvous (usemem -x) returns when the other tasks arrive, 5 ms later.
+    c.block([&] {
+        ran_during = w.task().running;
+        w.clk.t += 5e-3;
+    });
+    CHECK_FALSE(ran_during);
+    CHECK(w.task().running);
+    CHECK(w.clk.cpu_s == Approx(1e-3));
+    // What the task does next starts at 6 ms, not at 1 ms where it stopped planning.
+    CHECK(c.now() == Approx(6e-3));
+    c.sys(2e-3);
+    c.flush();
+    CHECK(w.clk.t == Approx(8e-3));
+}
