@@ -26,7 +26,6 @@ public:
     // Book `bytes` at up to `rate` bytes/s from t (not earlier than any previous call's t).
     // Returns the time the last byte is moved.
     double transfer(double t, double bytes, double rate);
-    double bytes_per_s() const { return bw_; }
     size_t bins() const { return used_.size(); }
 
 private:
