@@ -11,7 +11,8 @@
 // swpout_fallback), try_to_unmap, try_to_unmap_flush_dirty, pageout (zswap or bio), then
 // __remove_mapping and freeing; folio_end_writeback's rotation to the inactive tail.
 // Granularity: one folio at a time; the state changes of a pass happen when it is planned,
-// its time is run after each shrink_inactive_list round once sim.reclaim_slice has built up.
+// its time is run after each shrink_inactive_list round once sim.reclaim_slice has built up,
+// and before freeing a pass's folios when they are many pages (2M THPs).
 // Leaves out: MGLRU, cost-based anon/file balance, kswapd, dirty file writeback, deferred split.
 #include <algorithm>
 
@@ -342,6 +343,12 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
         st.nr_reclaimed += nr;
     }
     flush_plug(c, plug);
+    // The frees below are state changes made when planned, ahead of the clock by planned().
+    // Other tasks decide whether to reclaim from the memcg's usage, so a large free (a 2M
+    // folio) first runs the planned time: no free comes earlier than the clock by more than
+    // sim.reclaim_slice x MEMCG_CHARGE_BATCH pages' worth of page-seconds.
+    if (c.planned() * double(st.nr_reclaimed) > cfg_.reclaim_slice * MEMCG_CHARGE_BATCH)
+        c.flush();
     for (folio_t f : to_free) {
         folios[f].clear(PG_isolated);
         free_folio(c, f);
