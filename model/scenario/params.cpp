@@ -244,7 +244,7 @@ Registry build()
     // ---- simulation control ----
     t.size(C::Sim, "sim.write_chunk", 256 * KiB, 4096, 64 * MiB, "pages a task writes per simulated step when it owes no reclaim (accuracy vs speed)", "swapsim: halving it moves metrics < 2% (tests)");
     t.real(C::Sim, "sim.fork_jitter", "", 0.5, 0, 0.99, "spread of each fork's duration around cost.fork_ns, drawn from `seed`: seeds sample the timing noise between real runs", "swapsim: fork of a small process varies by tens of percent");
-    t.time(C::Sim, "sim.reclaim_slice", 2e-3, 1e-6, 1, "planned kernel time after which a task in reclaim or munmap runs it before going on (interleaves concurrent tasks)", "swapsim: bench/run_granularity.sh: the 64K columns move < 1% from 0.25 to 4 ms; the 2M columns vary by 6% from 0.25 to 2 ms with no trend, 9% slower at 4 ms (not converged)");
+    t.time(C::Sim, "sim.reclaim_slice", 2e-3, 1e-6, 1, "planned kernel time after which a task in reclaim or munmap runs it before going on (interleaves concurrent tasks)", "swapsim: bench/run_granularity.sh: from 0.25 to 4 ms the 64K column moves < 1%, the 2M column < 3% in throughput and < 1% in sys");
     t.time(C::Sim, "sim.time_limit", 3600, 1, 1e7, "abort the run if simulated time passes this", "swapsim");
 
     Registry r;
