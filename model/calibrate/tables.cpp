@@ -205,6 +205,7 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
     std::vector<Child> running;
     std::vector<std::vector<json>> got(files.size(), std::vector<json>(size_t(runs)));
     std::string failure;
+    int failure_status = 1;
     size_t next = 0, done = 0;
     jobs = std::max(1, jobs);
     auto start = [&](size_t i) {
@@ -254,13 +255,15 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
             std::string line;
             std::getline(e, line);
             failure = files[todo[i].group] + ": " + (line.empty() ? "simulation failed" : line);
+            if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+                failure_status = 2;
         }
         if (progress)
             progress(done, todo.size());
     }
     fs::remove_all(tmp);
     if (!failure.empty())
-        throw std::runtime_error(failure);
+        throw RunFailure(failure, failure_status);
     std::vector<json> merged;
     for (const auto& runs_of : got)
         merged.push_back(merge_runs(runs_of));

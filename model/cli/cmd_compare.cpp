@@ -1,4 +1,4 @@
-// swapsim compare [TABLE_ID ...|--all] [--params FILE] [-j N] [--json] ...
+// swapsim compare [TABLE_ID ...|--all] [--params FILE] [--set PARAM=VALUE] [-j N] [--json] ...
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -26,13 +26,15 @@ namespace {
 void usage(FILE* f)
 {
     std::fprintf(f,
-        "usage: swapsim compare [TABLE_ID ...|--all] [--params FILE] [--no-builtin-params] [-j N] [--runs N] [--json]\n"
-        "                       [--targets FILE] [--published FILE] [--results DIR] [--no-write]\n"
+        "usage: swapsim compare [TABLE_ID ...|--all] [--params FILE] [--no-builtin-params] [--set PARAM=VALUE ...]\n"
+        "                       [-j N] [--runs N] [--json] [--targets FILE] [--published FILE] [--results DIR]\n"
+        "                       [--no-write]\n"
         "\n"
         "Runs the scenarios of calibration/targets.json (one child process each, N at a time) and prints\n"
         "each table in its seed's layout: published / model (relative error) per cell, the published\n"
         "changes next to the model's (a differing sign is flagged), and the per-process throughput\n"
         "distribution. Writes results/<table>.md and, with --all, results/summary.{json,md}.\n"
+        "  --set PARAM=VALUE  a what-if on every run, on top of the parameter set (as `swapsim run --set`)\n"
         "  --runs N           each column is the mean of seeds 1..N, as the seeds average 3 runs (default 3)\n"
         "  --published FILE   compare against FILE (seed-tables.json schema, e.g. your own measurements)\n"
         "  --json             print one JSON object per cell: {table, column, metric, published, model, rel_error}\n");
@@ -65,6 +67,9 @@ int cmd_compare(int argc, char** argv)
                 run_args.push_back(need());
             } else if (a == "--no-builtin-params") {
                 run_args.push_back(a);
+            } else if (a == "--set") {
+                run_args.push_back(a);
+                run_args.push_back(need());
             } else if (a == "-j") {
                 jobs = int_arg(a, need(), 1, 256);
             } else if (a == "--runs") {
@@ -119,6 +124,9 @@ int cmd_compare(int argc, char** argv)
     std::map<std::string, json> results;
     try {
         results = calibrate::run_scenarios(scenarios, run_args, jobs, calibrate::stderr_progress("compare"), runs);
+    } catch (const calibrate::RunFailure& e) {
+        std::fprintf(stderr, "swapsim compare: %s\n", e.what());
+        return e.status;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim compare: %s\n", e.what());
         return 1;

@@ -107,3 +107,15 @@ TEST_CASE("schema: prints the generated schema", "[cli][schema]")
     CHECK(r.status == 2);
     CHECK(r.out.empty());
 }
+
+TEST_CASE("compare: --set goes to every run; a bad key fails with the run's message, exit 2", "[cli]")
+{
+    auto r = run_swapsim({"compare", "zswap-mthp-v7/iaa-batching-64k", "--runs", "1", "-j", "2", "--no-write",
+                          "--set", "cost.iaa.fixed.comp_base_nx=1200"});
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    std::string last = r.err.substr(r.err.rfind("swapsim compare: "));
+    CHECK(last.find("$.cost.iaa.fixed.comp_base_nx: unknown key; did you mean \"cost.iaa.fixed.comp_base_ns\"?") !=
+          std::string::npos);
+    CHECK(last.find('\n') == last.size() - 1);
+}
