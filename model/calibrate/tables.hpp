@@ -38,15 +38,15 @@ struct Table {
 std::vector<Target> load_targets(const std::string& path);
 std::map<std::string, Table> load_tables(const std::string& path);
 
-// Run each scenario as `swapsim run SCENARIO --out DIR run_args...` in a child process, `jobs`
-// at a time. Scenario files that differ only in name, description and sources run once.
-// With runs > 1, each runs with seeds 1..runs and the results are merged (merge_runs).
 // A simulation process failed: its scenario and first error line, and its exit status
 // (2: bad input).
 struct RunFailure : std::runtime_error {
     int status;
     RunFailure(const std::string& what, int st) : std::runtime_error(what), status(st) {}
 };
+// Run each scenario as `swapsim run SCENARIO --out DIR run_args...` in a child process, `jobs`
+// at a time. Scenario files that differ only in name, description and sources run once.
+// With runs > 1, each runs with seeds 1..runs and the results are merged (merge_runs).
 // Returns result.json by scenario; throws RunFailure naming the scenario that failed.
 using Progress = std::function<void(size_t done, size_t total)>;
 std::map<std::string, nlohmann::json> run_scenarios(const std::vector<std::string>& scenarios,

@@ -124,12 +124,10 @@ int cmd_compare(int argc, char** argv)
     std::map<std::string, json> results;
     try {
         results = calibrate::run_scenarios(scenarios, run_args, jobs, calibrate::stderr_progress("compare"), runs);
-    } catch (const calibrate::RunFailure& e) {
-        std::fprintf(stderr, "swapsim compare: %s\n", e.what());
-        return e.status;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim compare: %s\n", e.what());
-        return 1;
+        auto* f = dynamic_cast<const calibrate::RunFailure*>(&e);
+        return f ? f->status : 1;
     }
     std::vector<calibrate::Cell> cells = calibrate::make_cells(use, tables, results);
     if (as_json) {

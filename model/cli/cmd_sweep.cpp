@@ -150,14 +150,11 @@ int cmd_sweep(int argc, char** argv)
     std::map<std::string, json> results;
     try {
         results = calibrate::run_scenarios(files, base_args, jobs, calibrate::stderr_progress("sweep"));
-    } catch (const calibrate::RunFailure& e) {
-        std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
-        fs::remove_all(tmp);
-        return e.status;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
         fs::remove_all(tmp);
-        return 1;
+        auto* f = dynamic_cast<const calibrate::RunFailure*>(&e);
+        return f ? f->status : 1;
     }
     fs::remove_all(tmp);
     json arr = json::array();
