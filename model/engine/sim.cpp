@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "hw/membw.hpp"
+#include "engine/membw.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
@@ -25,7 +25,7 @@ bool g_deadlock = false;
 struct Sim::Impl {
     std::unique_ptr<sg4::Engine> engine;
     std::vector<sg4::Host*> cores;
-    std::vector<hw::MemBandwidth> dram;   // per socket
+    std::vector<MemBandwidth> dram;   // per socket
 };
 
 Sim::Sim(int* argc, char** argv, const PlatformSpec& p, bool verbose) : impl_(new Impl), spec_(p)
@@ -39,7 +39,7 @@ Sim::Sim(int* argc, char** argv, const PlatformSpec& p, bool verbose) : impl_(ne
     int cores = p.sockets * p.cores_per_socket;
     for (int c = 0; c < cores; c++)
         impl_->cores.push_back(zone->create_host("core" + std::to_string(c), speed));
-    impl_->dram.assign(size_t(p.sockets), hw::MemBandwidth(p.dram_bw));
+    impl_->dram.assign(size_t(p.sockets), MemBandwidth(p.dram_bw));
     zone->seal();
     sg4::Engine::on_deadlock_cb([] { g_deadlock = true; });
 }

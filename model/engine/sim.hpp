@@ -4,7 +4,7 @@
 // combined throughput (smt_yield x clock) and every exec is bounded by the clock, so one
 // busy thread runs at full clock and two busy siblings share the core (SimGrid's max-min
 // sharing). Streaming memory work (clearing and writing pages) books its socket's DRAM
-// bandwidth (hw::MemBandwidth), at most the core's own rate, and sleeps until it is done: a
+// bandwidth (engine/membw.hpp), at most the core's own rate, and sleeps until it is done: a
 // SimGrid host for the memory controllers cost ~2 us more per transfer with dozens of
 // writers sharing it (a sixth of a 70-process run's wall time).
 // Time: seconds of simulated time; cpu(s) runs `s` seconds of work at full single-thread

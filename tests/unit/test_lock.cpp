@@ -1,10 +1,10 @@
 // hw::Lock, the spinlock timeline, and hw::BusyTimeline under it: exact spins and holds on
 // hand-computed cases, in both lock modes (busy intervals while lightly used, capacity bins
-// once it holds many), and pruning. hw::MemBandwidth, a socket's DRAM bandwidth booked in bins.
+// once it holds many), and pruning. engine::MemBandwidth, a socket's DRAM bandwidth booked in bins.
 #include <catch2/catch.hpp>
 
 #include "hw/lock.hpp"
-#include "hw/membw.hpp"
+#include "engine/membw.hpp"
 #include "hw/timeline.hpp"
 
 using namespace swapsim;
@@ -125,7 +125,7 @@ TEST_CASE("timeline: gaps, merging, the 16-interval search limit and dropping", 
 TEST_CASE("membw: a transfer on a socket with room takes bytes / rate; saturated bins are shared in booking order", "[lock][timed]")
 {
     // 1 GB/s: 10,000 bytes per 10 us bin.
-    hw::MemBandwidth m(1e9);
+    engine::MemBandwidth m(1e9);
     CHECK_THAT(m.transfer(0, 5000, 1e9), WithinAbs(5 * us, eps));   // half of bin 0
     // Same start: bin 0's other 5,000 bytes, then 5,000 in bin 1 at the full rate.
     CHECK_THAT(m.transfer(0, 10000, 1e9), WithinAbs(15 * us, eps));
@@ -140,7 +140,7 @@ TEST_CASE("membw: a transfer on a socket with room takes bytes / rate; saturated
 
 TEST_CASE("membw: a rate above the socket's is capped at the socket's; a full bin moves the rest on", "[lock][timed]")
 {
-    hw::MemBandwidth m(1e9);
+    engine::MemBandwidth m(1e9);
     CHECK_THAT(m.transfer(0, 20000, 5e9), WithinAbs(20 * us, eps));   // capped at 1 GB/s
     // Bins 0 and 1 are full: it starts at 20 us.
     CHECK_THAT(m.transfer(0, 5000, 1e9), WithinAbs(25 * us, eps));

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <deque>
 
-namespace swapsim::hw {
+namespace swapsim::engine {
 
 class MemBandwidth {
 public:
@@ -34,4 +34,4 @@ private:
     int64_t base_ = 0;
 };
 
-}  // namespace swapsim::hw
+}  // namespace swapsim::engine

@@ -1,9 +1,9 @@
-#include "hw/membw.hpp"
+#include "engine/membw.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace swapsim::hw {
+namespace swapsim::engine {
 
 double MemBandwidth::transfer(double t, double bytes, double rate)
 {
@@ -40,4 +40,4 @@ double MemBandwidth::transfer(double t, double bytes, double rate)
     return pos + left / rate;
 }
 
-}  // namespace swapsim::hw
+}  // namespace swapsim::engine
