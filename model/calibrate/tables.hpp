@@ -44,6 +44,12 @@ struct RunFailure : std::runtime_error {
     int status;
     RunFailure(const std::string& what, int st) : std::runtime_error(what), status(st) {}
 };
+// The exit status for an error from run_scenarios: the run's for a RunFailure, else 1.
+inline int exit_status(const std::exception& e)
+{
+    auto* f = dynamic_cast<const RunFailure*>(&e);
+    return f ? f->status : 1;
+}
 // Run each scenario as `swapsim run SCENARIO --out DIR run_args...` in a child process, `jobs`
 // at a time. Scenario files that differ only in name, description and sources run once.
 // With runs > 1, each runs with seeds 1..runs and the results are merged (merge_runs).

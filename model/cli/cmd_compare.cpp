@@ -126,8 +126,7 @@ int cmd_compare(int argc, char** argv)
         results = calibrate::run_scenarios(scenarios, run_args, jobs, calibrate::stderr_progress("compare"), runs);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim compare: %s\n", e.what());
-        auto* f = dynamic_cast<const calibrate::RunFailure*>(&e);
-        return f ? f->status : 1;
+        return calibrate::exit_status(e);
     }
     std::vector<calibrate::Cell> cells = calibrate::make_cells(use, tables, results);
     if (as_json) {

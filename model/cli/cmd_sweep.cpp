@@ -153,8 +153,7 @@ int cmd_sweep(int argc, char** argv)
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
         fs::remove_all(tmp);
-        auto* f = dynamic_cast<const calibrate::RunFailure*>(&e);
-        return f ? f->status : 1;
+        return calibrate::exit_status(e);
     }
     fs::remove_all(tmp);
     json arr = json::array();
