@@ -36,7 +36,25 @@ m = mu.metrics_from(tp, free, perf, vm, ev, {"fail": 12}, {("64kB", "zswpout"): 
 check(m["throughput_kbps"] == sum(tp) / 4 and m["throughput_kbps_sum"] == sum(tp), "throughput aggregation")
 check(m["memcg_high"] == 8500 and m["memcg_swap_fail"] == 12, "memcg events")
 check(m["zswpout_64kB"] == 35000 and m["zswpout"] == 572000, "mTHP and vmstat counters")
-doc = mu.table_json("test/measured", "run1", m, "usemem -n 4 1g")
+check(m["throughput_kbps_min"] == 91557 and m["throughput_kbps_max"] == 187239, "slowest and fastest process")
+
+# What the open questions need: memory.stat when the writes are done, /proc/swaps, placement.
+done = mu.writes_done_metrics(42949672960, mu.parse_kv(read("memory.stat")))
+check(done == {"memory_current_at_writes_done": 42949672960, "anon_at_writes_done": 34171142144,
+               "kernel_at_writes_done": 6123421696, "pagetables_at_writes_done": 147914752,
+               "zswap_at_writes_done": 5398118400, "zswapped_at_writes_done": 39932796928}, f"at writes done {done}")
+swaps = mu.parse_swaps(read("swaps.txt"))
+check([(x["filename"], x["type"], x["size_kb"], x["priority"]) for x in swaps] ==
+      [("/swap.img", "file", 2097148, -2), ("/dev/nvme0n1p3", "partition", 862969852, -3)], f"swaps {swaps}")
+check(mu.parse_numa_anon(read("memory.numa_stat")) == {"N0": 34171142144, "N1": 0}, "numa_stat anon")
+check(mu.parse_proc_stat(read("proc_stat.txt")) == ("R", 57), "state and processor behind a comm with ') '")
+# CPUs 0-3 are cores 0-3, 4-7 their siblings: 1 and 5 share core 1, 2 and 6 share core 2.
+core_of = {c: ("0", str(c % 4)) for c in range(8)}
+check(mu.smt_shared([0, 1, 5, 2, 6, 3], core_of) == 4, "tasks sharing a core")
+check(mu.smt_shared([0, 1, 2, 3], core_of) == 0, "one task per core")
+m.update(done)
+doc = mu.table_json("test/measured", "run1", m, "usemem -n 4 1g", machine={"swaps": swaps})
+check(doc["tables"][0]["workload"]["machine"]["run1"]["swaps"][0]["type"] == "file", "swaps kept with the column")
 doc = mu.table_json("test/measured", "run2", dict(m, sys_s=40.0), "usemem -n 4 1g", doc)
 t = doc["tables"][0]
 check([c["key"] for c in t["columns"]] == ["run1", "run2"], "two columns")
@@ -50,12 +68,15 @@ with tempfile.TemporaryDirectory() as tmp:
     tgt = os.path.join(tmp, "targets.json")
     json.dump(doc, open(pub, "w"))
     json.dump({"targets": [{"table": "test/measured", "column": "run1", "scenario": "tests/data/medium.json",
-                            "metrics": ["throughput_kbps", "sys_s", "zswpout", "memcg_high"]}]}, open(tgt, "w"))
+                            "metrics": ["throughput_kbps", "sys_s", "zswpout", "memcg_high",
+                                        "zswapped_at_writes_done", "throughput_kbps_min"]}]}, open(tgt, "w"))
     out = subprocess.run([binary, "compare", "test/measured", "--published", pub, "--targets", tgt, "--json",
                           "--no-write", "-j", "1"], cwd=ROOT, capture_output=True, text=True)
     check(out.returncode == 0, "compare failed: " + out.stderr)
     cells = json.loads(out.stdout[:out.stdout.rindex("]") + 1])
-    check(len(cells) == 4, f"{len(cells)} cells")
+    check(len(cells) == 6, f"{len(cells)} cells")
+    zd = next(c for c in cells if c["metric"] == "zswapped_at_writes_done")
+    check(zd["published"] == 39932796928 and zd["model"] > 0, f"zswapped cell {zd}")
     z = next(c for c in cells if c["metric"] == "zswpout")
     check(z["published"] == 572000 and z["model"] > 0, f"zswpout cell {z}")
     check(abs(z["rel_error"] - (z["model"] - 572000) / 572000) < 1e-12, "relative error")

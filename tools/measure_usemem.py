@@ -10,10 +10,17 @@ Run as root on the machine to measure (cgroup v2, swap or zswap configured as yo
   tools/measure_usemem.py --table my/usemem-64k --column zstd --memory-high 40G \\
       --usemem /path/to/usemem -- --init-time -w -O -s 10 -n 70 1g  > measured.json
 
-It creates a cgroup, sets memory.high, snapshots /proc/vmstat, memory.stat, memory.events,
+It creates a cgroup, sets memory.high, snapshots /proc/vmstat, memory.events,
 memory.swap.events and the per-size mTHP stats, runs usemem in the cgroup (under `perf stat`
 when perf is installed, for elapsed and sys time), snapshots again and writes the differences
 under the kernel names swapsim uses. --append FILE adds a column to an existing file.
+
+It also records what the model's open questions need (README, "What a measurement settles"):
+memory.current and memory.stat when the last process has printed its statistics (all writes
+done; with -s every mapping is still resident), memory.peak, the throughput of the slowest and
+fastest process, how many processes shared an SMT core while all were writing (sampled every
+0.1 s from /proc/PID/stat), and, in the table's workload, /proc/swaps and memory.numa_stat's
+anon per node at that moment.
 """
 import argparse
 import glob
@@ -25,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 USEMEM_LINE = re.compile(r"^(\d+) bytes / (\d+) usecs = (\d+) KB/s$")
@@ -99,11 +107,71 @@ def metrics_from(tp, free, perf, vmstat_d, events_d, swap_events_d, mthp_d):
     for (size, stat), v in mthp_d.items():
         if stat in ("zswpout", "swpout", "swpout_fallback"):
             m[f"{stat}_{size}"] = v
+    if tp:
+        m["throughput_kbps_min"] = min(tp)
+        m["throughput_kbps_max"] = max(tp)
     return m
 
 
-def table_json(table_id, column, metrics, command, existing=None):
-    """Add `column` with `metrics` to table `table_id` (seed-tables.json schema)."""
+# memory.stat lines reported with memory.current when the writes are done (bytes).
+MEMSTAT_AT_WRITES_DONE = ["anon", "kernel", "pagetables", "zswap", "zswapped"]
+
+
+def writes_done_metrics(current, memstat):
+    """memory.current and memory.stat lines under swapsim's `*_at_writes_done` names."""
+    m = {"memory_current_at_writes_done": current}
+    for k in MEMSTAT_AT_WRITES_DONE:
+        if k in memstat:
+            m[f"{k}_at_writes_done"] = memstat[k]
+    return m
+
+
+def parse_swaps(text):
+    """/proc/swaps rows: filename, type, size and used (KiB), priority."""
+    rows = []
+    for line in text.splitlines()[1:]:
+        f = line.split()
+        if len(f) == 5:
+            rows.append({"filename": f[0], "type": f[1], "size_kb": int(f[2]), "used_kb": int(f[3]),
+                         "priority": int(f[4])})
+    return rows
+
+
+def parse_numa_anon(text):
+    """memory.numa_stat's anon line: bytes per node, e.g. {"N0": 123, "N1": 0}."""
+    for line in text.splitlines():
+        f = line.split()
+        if f and f[0] == "anon":
+            return {k: int(v) for k, v in (x.split("=") for x in f[1:])}
+    return {}
+
+
+def parse_proc_stat(text):
+    """(state, processor) from /proc/PID/stat; comm may hold spaces and parentheses."""
+    rest = text[text.rindex(")") + 2:].split()
+    return rest[0], int(rest[36])   # fields 3 and 39
+
+
+def smt_shared(cpus, core_of):
+    """How many of the tasks running on `cpus` share their core with another of them."""
+    per_core = {}
+    for c in cpus:
+        per_core[core_of[c]] = per_core.get(core_of[c], 0) + 1
+    return sum(1 for c in cpus if per_core[core_of[c]] > 1)
+
+
+def cpu_cores():
+    """Logical CPU -> (package, core) from sysfs."""
+    out = {}
+    for d in glob.glob("/sys/devices/system/cpu/cpu[0-9]*/topology"):
+        cpu = int(re.search(r"cpu(\d+)/topology", d).group(1))
+        out[cpu] = (read(os.path.join(d, "physical_package_id")).strip(), read(os.path.join(d, "core_id")).strip())
+    return out
+
+
+def table_json(table_id, column, metrics, command, existing=None, machine=None):
+    """Add `column` with `metrics` to table `table_id` (seed-tables.json schema). `machine`:
+    what the run saw that is not a metric (/proc/swaps, anon per node), kept per column."""
     doc = existing or {"tables": []}
     t = next((x for x in doc["tables"] if x["id"] == table_id), None)
     if t is None:
@@ -113,6 +181,8 @@ def table_json(table_id, column, metrics, command, existing=None):
     if any(c["key"] == column for c in t["columns"]):
         raise SystemExit(f"measure_usemem: column {column} already in table {table_id}")
     t["columns"].append({"key": column, "label": column})
+    if machine:
+        t["workload"].setdefault("machine", {})[column] = machine
     rows = {r["metric"]: r for r in t["rows"]}
     for r in t["rows"]:
         r["values"].append(metrics.get(r["metric"]))
@@ -159,6 +229,9 @@ def main(argv):
         f.write(a.memory_high)
     snap = lambda: (parse_kv(read("/proc/vmstat")), parse_kv(read(os.path.join(a.cgroup, "memory.events"))),
                     parse_kv(read(os.path.join(a.cgroup, "memory.swap.events"))), mthp_stats())
+    cg = lambda name: read(os.path.join(a.cgroup, name))
+    swaps = parse_swaps(read("/proc/swaps"))
+    core_of = cpu_cores()
     before = snap()
     cmd = [a.usemem] + args
     perf = shutil.which("perf")
@@ -168,23 +241,63 @@ def main(argv):
         procs = os.path.join(a.cgroup, "cgroup.procs")
         t0 = time.monotonic()
         ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        p = subprocess.run(full, capture_output=True, text=True,
-                           preexec_fn=lambda: open(procs, "w").write(str(os.getpid())))
+        p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: open(procs, "w").write(str(os.getpid())))
+        # While every process writes (no statistics line yet), sample which CPUs run them.
+        writing = threading.Event()
+        writing.set()
+        shared = []
+
+        def sample():
+            while writing.is_set() and p.poll() is None:
+                cpus = []
+                for pid in cg("cgroup.procs").split():
+                    try:
+                        state, cpu = parse_proc_stat(read(f"/proc/{pid}/stat"))
+                    except (ValueError, IndexError):
+                        continue
+                    if state == "R" and cpu in core_of:
+                        cpus.append(cpu)
+                if len(cpus) > 1:
+                    shared.append(smt_shared(cpus, core_of))
+                time.sleep(0.1)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        out_lines, at_done, numa = [], {}, {}
+        for line in p.stdout:
+            out_lines.append(line)
+            if USEMEM_LINE.match(line.strip()):
+                writing.clear()
+                # The last statistics line leaves the snapshot of all writes done.
+                at_done = writes_done_metrics(int(cg("memory.current").strip() or 0), parse_kv(cg("memory.stat")))
+                numa = parse_numa_anon(cg("memory.numa_stat"))
+        err = p.stderr.read()
+        p.wait()
+        writing.clear()
+        sampler.join()
         elapsed = time.monotonic() - t0
         ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         perf_out = parse_perf_stat(pf.read()) if perf else {}
     if p.returncode != 0:
-        sys.stderr.write(p.stderr)
+        sys.stderr.write(err)
         raise SystemExit(f"measure_usemem: usemem exited with status {p.returncode}")
     after = snap()
     perf_out.setdefault("elapsed_s", elapsed)
     perf_out.setdefault("sys_s", ru1.ru_stime - ru0.ru_stime)
     perf_out.setdefault("user_s", ru1.ru_utime - ru0.ru_utime)
-    tp, free = parse_usemem_output(p.stdout)
+    tp, free = parse_usemem_output("".join(out_lines))
     m = metrics_from(tp, free, perf_out, diff(before[0], after[0]), diff(before[1], after[1]),
                      diff(before[2], after[2]), {k: after[3][k] - before[3].get(k, 0) for k in after[3]})
+    m.update(at_done)
+    peak = cg("memory.peak").strip()
+    if peak.isdigit():
+        m["memory_peak"] = int(peak)
+    if shared:
+        m["smt_shared_tasks"] = sum(shared) / len(shared)
     existing = json.load(open(a.append)) if a.append else None
-    print(json.dumps(table_json(a.table, a.column, m, " ".join(cmd), existing), indent=2))
+    machine = {"swaps": swaps, "anon_per_node_at_writes_done": numa}
+    print(json.dumps(table_json(a.table, a.column, m, " ".join(cmd), existing, machine), indent=2))
 
 
 if __name__ == "__main__":

@@ -190,6 +190,19 @@ void MemCgroup::drain_all_stock()
     }
 }
 
+MemcgStat MemCgroup::stat() const
+{
+    auto bytes = [](int64_t pages) { return uint64_t(std::max<int64_t>(pages, 0)) * PAGE_SIZE; };
+    MemcgStat s;
+    s.current = bytes(memory.usage);
+    s.anon = bytes(anon_pages);
+    s.pagetables = bytes(pagetable_pages);
+    s.kernel = bytes(kmem_pages + pagetable_pages);
+    s.zswap = zswap_bytes;
+    s.zswapped = zswapped * PAGE_SIZE;
+    return s;
+}
+
 int64_t MemCgroup::stock_pages() const
 {
     int64_t n = 0;

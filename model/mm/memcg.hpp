@@ -25,6 +25,12 @@ struct PageCounter {
     uint64_t max = std::numeric_limits<uint64_t>::max();
 };
 
+// memory.current and the memory.stat lines that say where it goes, in bytes as the kernel
+// prints them. kernel: MEMCG_KMEM, i.e. zswap's charged pages and the page tables.
+struct MemcgStat {
+    uint64_t current = 0, anon = 0, kernel = 0, pagetables = 0, zswap = 0, zswapped = 0;
+};
+
 struct MemcgEvents {
     uint64_t high = 0;        // memory.events high (MEMCG_HIGH)
     uint64_t max = 0;         // memory.events max
@@ -73,6 +79,7 @@ public:
     uint64_t margin() const;   // mem_cgroup_margin: pages below memory.max
     void drain_all_stock();    // drain_all_stock: return every CPU's stock to the counter
     int64_t stock_pages() const;
+    MemcgStat stat() const;
 
     PageCounter memory, swap;
     MemcgEvents events;

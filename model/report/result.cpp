@@ -79,6 +79,18 @@ json histogram(const hw::WaitHistogram& h)
     return out;
 }
 
+// Processes whose core runs another of them (the CPU each was placed on).
+int smt_shared_tasks(const hw::Topology& t, const std::vector<workload::UsememProc>& procs)
+{
+    std::vector<int> per_core(size_t(t.nr_cores()), 0);
+    for (const auto& p : procs)
+        per_core[size_t(t.core_of(p.cpu))]++;
+    int n = 0;
+    for (const auto& p : procs)
+        n += per_core[size_t(t.core_of(p.cpu))] > 1;
+    return n;
+}
+
 }  // namespace
 
 json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
@@ -112,6 +124,21 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     m["sys_s"] = sys;
     m["user_s"] = user;
     m["free_latency_us"] = free_us / double(n);
+    // Where the charge is: memory.peak, and memory.current with its memory.stat lines when the
+    // last process finished writing (every mapping still resident with -s).
+    m["memory_peak"] = uint64_t(k.memcg.memory.watermark) * PAGE_SIZE;
+    const MemcgStat& w = um.stat_at_writes_done();
+    m["memory_current_at_writes_done"] = w.current;
+    m["anon_at_writes_done"] = w.anon;
+    m["kernel_at_writes_done"] = w.kernel;
+    m["pagetables_at_writes_done"] = w.pagetables;
+    m["zswap_at_writes_done"] = w.zswap;
+    m["zswapped_at_writes_done"] = w.zswapped;
+    // Imbalance: the slowest and fastest process, and how many processes shared an SMT core
+    // with another usemem process where they started writing.
+    m["throughput_kbps_min"] = tps.empty() ? 0.0 : *std::min_element(tps.begin(), tps.end());
+    m["throughput_kbps_max"] = tps.empty() ? 0.0 : *std::max_element(tps.begin(), tps.end());
+    m["smt_shared_tasks"] = smt_shared_tasks(k.cfg().topo, procs);
     m["memcg_high"] = k.memcg.events.high;
     m["memcg_max"] = k.memcg.events.max;
     m["memcg_oom"] = k.memcg.events.oom;

@@ -112,6 +112,8 @@ void Usemem::run_child(int i, Clock& clk, Barrier* start_barrier, Barrier* free_
     uint64_t usecs = std::max<uint64_t>(1, uint64_t(pr.t_done * 1e6));
     pr.rw_bytes = credited_bytes(cfg_.size, cfg_.repeat, cfg_.read_again);
     pr.throughput_kbps = ((pr.rw_bytes * 1000000ull) >> 10) / usecs;
+    if (++writes_done_ == cfg_.nproc)
+        at_writes_done_ = k_.memcg.stat();
     touch_footprint(true);
     c.block_until(clk.now() + cfg_.sleep_s);
     if (free_barrier)

@@ -64,6 +64,8 @@ public:
     const UsememConfig& cfg() const { return cfg_; }
     const std::vector<UsememProc>& procs() const { return procs_; }
     int pid_of(int i) const { return pids_[size_t(i)]; }
+    // The memcg when the last process printed its statistics (all writes done).
+    const mm::MemcgStat& stat_at_writes_done() const { return at_writes_done_; }
 
 private:
     void touch_range(kernel::Ctx& c, int i, uint32_t vma, uint64_t first, uint64_t npages, bool read, bool write);
@@ -73,6 +75,8 @@ private:
     std::vector<int> pids_;
     std::vector<UsememProc> procs_;
     std::vector<double> fork_done_;   // when the parent's fork of child i returns
+    int writes_done_ = 0;
+    mm::MemcgStat at_writes_done_;
 };
 
 }  // namespace swapsim::workload
