@@ -136,8 +136,9 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     m["zswapped_at_writes_done"] = w.zswapped;
     // Imbalance: the slowest and fastest process, and how many processes shared an SMT core
     // with another usemem process where they started writing.
-    m["throughput_kbps_min"] = tps.empty() ? 0.0 : *std::min_element(tps.begin(), tps.end());
-    m["throughput_kbps_max"] = tps.empty() ? 0.0 : *std::max_element(tps.begin(), tps.end());
+    json dist = distribution(tps);
+    m["throughput_kbps_min"] = dist.value("min", 0.0);
+    m["throughput_kbps_max"] = dist.value("max", 0.0);
     m["smt_shared_tasks"] = smt_shared_tasks(k.cfg().topo, procs);
     m["memcg_high"] = k.memcg.events.high;
     m["memcg_max"] = k.memcg.events.max;
@@ -163,7 +164,7 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
         m["swpout_fallback_" + sz] = k.vm.mthp[order][MTHP_STAT_SWPOUT_FALLBACK];
         m["anon_fault_alloc_" + sz] = k.vm.mthp[order][MTHP_STAT_ANON_FAULT_ALLOC];
     }
-    r["distribution"]["throughput_kbps"] = distribution(tps);
+    r["distribution"]["throughput_kbps"] = dist;
     r["per_process"] = per;
 
     json& dev = r["devices"];

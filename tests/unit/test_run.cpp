@@ -79,6 +79,44 @@ TEST_CASE("run: the same scenario and seed give a byte-identical result.json but
     CHECK(ra["metrics"]["memcg_high"].get<double>() > 1000);
 }
 
+TEST_CASE("run: memory.stat when the writes are done adds up: every page resident or in zswap, the charge is anon + kernel + stocks", "[run]")
+{
+    TempDir d;
+    json r = run_json({}, d.path);
+    const json& m = r["metrics"];
+    auto u = [&](const char* k) { return m[k].get<double>(); };
+    const json& ec = r["effective_config"];
+    double nproc = ec["workload"]["usemem"]["nproc"].get<double>();
+    double per_proc = ec["workload"]["usemem"]["size"].get<double>() + ec["workload"]["usemem"]["misc_anon"].get<double>();
+    // medium.json sleeps after writing: nothing was freed yet. Folios stored but not yet freed
+    // are counted twice, at most a reclaim batch per process.
+    double written = nproc * per_proc, both = u("anon_at_writes_done") + u("zswapped_at_writes_done");
+    CHECK(both >= written);
+    CHECK(both - written <= nproc * 32 * 4096);
+    CHECK(u("zswapped_at_writes_done") > 0.3 * written);
+    // memory.current: anon + kernel (zswap's charged pages and the page tables) + per-CPU stocks.
+    double rest = u("memory_current_at_writes_done") - u("anon_at_writes_done") - u("kernel_at_writes_done");
+    CHECK(rest >= 0);
+    CHECK(rest <= 224 * 64 * 4096.0);
+    CHECK(u("kernel_at_writes_done") >= u("zswap_at_writes_done") + u("pagetables_at_writes_done"));
+    CHECK(u("memory_current_at_writes_done") <= u("memory_peak"));
+    // zstd-3 stores a usemem page in ~565 bytes (README, compressors).
+    double per_page = u("zswap_at_writes_done") / (u("zswapped_at_writes_done") / 4096);
+    CHECK(per_page > 500);
+    CHECK(per_page < 650);
+    CHECK(u("throughput_kbps_min") <= u("throughput_kbps"));
+    CHECK(u("throughput_kbps_max") >= u("throughput_kbps"));
+    CHECK(u("smt_shared_tasks") == 0);   // 16 processes on 16 cores
+}
+
+TEST_CASE("run: smt_shared_tasks counts the processes placed on a core with another", "[run]")
+{
+    TempDir d;
+    // 16 processes on the 8 cores of CPUs 0-7 and their siblings 112-119.
+    json r = run_json({"--set", "workload.cpus=0-7,112-119"}, d.path);
+    CHECK(r["metrics"]["smt_shared_tasks"].get<double>() == 16);
+}
+
 TEST_CASE("run: halving the write step changes every reported metric by less than 2% (munmap latency: mean 15%, slowest 3%)", "[run]")
 {
     // Each side is the mean of seeds 1-3: the mean latency of 16 simultaneous frees swings by
