@@ -2,7 +2,8 @@
 //
 // Models: do_anonymous_page with mTHP (alloc_anon_folio: the highest enabled order whose
 // naturally aligned range lies in the VMA with all PTEs none; PMD order as
-// do_huge_pmd_anonymous_page), folio allocation (pcp for orders <= 3 and PMD order, zone->lock
+// do_huge_pmd_anonymous_page; a large folio charges with the non-blocking THP gfp and falls
+// back an order when memory.max refuses it), folio allocation (pcp for orders <= 3 and PMD order, zone->lock
 // otherwise), clearing, memcg charge, folio_add_lru through the per-CPU batch; do_swap_page:
 // swap cache lookup with readahead-hit accounting, the SWP_SYNCHRONOUS_IO bypass for pmem
 // when the entry has one reference, swap_vma_readahead (__swapin_nr_pages window, clipped to
@@ -25,19 +26,37 @@ bool pcp_allowed_order(unsigned order) { return order <= 3 || order == HPAGE_PMD
 constexpr unsigned SWAP_RA_ORDER_CEILING = 5;
 }  // namespace
 
-unsigned Kernel::pick_order(const Vma& v, uint32_t idx) const
+bool Kernel::order_fits(const Vma& v, uint32_t idx, unsigned order) const
+{
+    uint32_t nr = 1u << order;
+    uint32_t start = idx & ~(nr - 1);
+    if (uint64_t(start) + nr > v.pte.size())
+        return false;
+    for (uint32_t i = start; i < start + nr; i++)
+        if (v.pte[i] != PTE_NONE)
+            return false;
+    return true;
+}
+
+// The folio's charge: large orders with the non-blocking THP gfp, highest first; a failed
+// charge falls back to the next order (thp_fault_fallback_charge, anon_fault_fallback_charge),
+// and order 0 charges with GFP_HIGHUSER_MOVABLE, which may reclaim.
+unsigned Kernel::charge_anon_folio(Ctx& c, const Vma& v, uint32_t idx)
 {
     for (unsigned order : cfg_.mthp_orders) {
-        uint32_t nr = 1u << order;
-        uint32_t start = idx & ~(nr - 1);
-        if (uint64_t(start) + nr > v.pte.size())
+        if (!order || !order_fits(v, idx, order))
             continue;
-        bool none = true;
-        for (uint32_t i = start; i < start + nr && none; i++)
-            none = v.pte[i] == PTE_NONE;
-        if (none)
+        if (charge_folio(c, 1u << order, false))
             return order;
+        if (order == HPAGE_PMD_ORDER) {
+            vm.count(THP_FAULT_FALLBACK);
+            vm.count(THP_FAULT_FALLBACK_CHARGE);
+        }
+        vm.count_mthp(order, MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE);
+        vm.count_mthp(order, MTHP_STAT_ANON_FAULT_FALLBACK);
     }
+    if (!charge_folio(c, 1))
+        throw std::runtime_error("memcg OOM: memory.max reached and reclaim made no progress");
     return 0;
 }
 
@@ -163,12 +182,10 @@ unsigned Kernel::touch_present(uint32_t mm_id, uint32_t vma, uint32_t idx)
 
 unsigned Kernel::do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx)
 {
-    unsigned order = pick_order(v, idx);
+    pte_alloc(c, v, idx);
+    unsigned order = charge_anon_folio(c, v, idx);
     unsigned nr = 1u << order;
     uint32_t start = idx & ~(nr - 1);
-    pte_alloc(c, v, idx);
-    if (!charge_folio(c, nr))
-        throw std::runtime_error("memcg OOM: memory.max reached and reclaim made no progress");
     int nid = node_of_cpu(c.task.cpu);
     folio_t f = alloc_folio(c, order, nid, true, v.id, start);
     Folio& fo = folios[f];

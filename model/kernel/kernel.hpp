@@ -214,7 +214,8 @@ private:
     };
 
     // fault side
-    unsigned pick_order(const Vma& v, uint32_t idx) const;
+    bool order_fits(const Vma& v, uint32_t idx, unsigned order) const;   // aligned, in the VMA, all none
+    unsigned charge_anon_folio(Ctx& c, const Vma& v, uint32_t idx);     // returns the folio's order
     mm::folio_t alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t owner, uint32_t index);
     void free_folio(Ctx& c, mm::folio_t f);
     void alloc_pages(Ctx& c, unsigned order, int nid);
@@ -223,8 +224,13 @@ private:
     void free_pgtables(Ctx& c, Vma& v);
     void release_folio(Ctx& c, mm::folio_t f);
     // try_charge_memcg in task context; `stat` is the memory.stat line the pages count in.
-    bool charge_pages(Ctx& c, unsigned nr_pages, int64_t& stat);
-    bool charge_folio(Ctx& c, unsigned nr_pages) { return charge_pages(c, nr_pages, memcg.anon_pages); }
+    // !may_block: a gfp without __GFP_DIRECT_RECLAIM (a large folio's vma_thp_gfp_mask under
+    // the default defrag=madvise): fail at memory.max instead of reclaiming.
+    bool charge_pages(Ctx& c, unsigned nr_pages, int64_t& stat, bool may_block = true);
+    bool charge_folio(Ctx& c, unsigned nr_pages, bool may_block = true)
+    {
+        return charge_pages(c, nr_pages, memcg.anon_pages, may_block);
+    }
     void account_charge(Ctx& c, const mm::ChargeResult& r);
     void lru_add(Ctx& c, mm::folio_t f);
     unsigned do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx);

@@ -26,7 +26,7 @@ void Kernel::account_charge(Ctx& c, const ChargeResult& r)
     c.task.memcg_nr_pages_over_high += r.over_high;
 }
 
-bool Kernel::charge_pages(Ctx& c, unsigned nr_pages, int64_t& stat)
+bool Kernel::charge_pages(Ctx& c, unsigned nr_pages, int64_t& stat, bool may_block)
 {
     bool drained = false;
     unsigned retries = MAX_RECLAIM_RETRIES;
@@ -35,6 +35,8 @@ bool Kernel::charge_pages(Ctx& c, unsigned nr_pages, int64_t& stat)
         account_charge(c, r);
         if (r.ok)
             break;
+        if (!may_block)   // !gfpflags_allow_blocking: nomem, before the MEMCG_MAX event
+            return false;
         // memory.max: reclaim in the charging task, then retry (try_charge_memcg).
         memcg.events.max++;
         unsigned long reclaimed = try_to_free_mem_cgroup_pages(c, nr_pages);
@@ -54,7 +56,10 @@ bool Kernel::charge_pages(Ctx& c, unsigned nr_pages, int64_t& stat)
         return false;
     }
     stat += nr_pages;
-    // Large debts are paid inside the charge, not on return to user mode.
+    // Large debts are paid inside the charge, not on return to user mode. v6.12 does this only
+    // for a blocking gfp, so a 2M fault's debt waits for the return to user, after the
+    // clearing, and is skipped if usage is back under memory.high by then. Modelled so, the
+    // 2M runs' reclaim turns slice-sensitive (README, Granularity); the model keeps it here.
     if (c.task.memcg_nr_pages_over_high > MEMCG_CHARGE_BATCH && !c.task.memalloc)
         mem_cgroup_handle_over_high(c);
     return true;

@@ -8,7 +8,7 @@ const char* vm_event_name(VmEvent e)
         "pgfault", "pgmajfault", "pswpin", "pswpout", "zswpin", "zswpout", "zswpwb",
         "thp_fault_alloc", "thp_swpout", "thp_swpout_fallback", "thp_split_page",
         "swap_ra", "swap_ra_hit", "pgscan_direct", "pgsteal_direct", "pgactivate", "pgdeactivate",
-        "pgrotated", "pgrefill", "workingset_refault_anon",
+        "pgrotated", "pgrefill", "workingset_refault_anon", "thp_fault_fallback", "thp_fault_fallback_charge",
     };
     return names[e];
 }
@@ -17,7 +17,7 @@ const char* mthp_stat_name(MthpStat s)
 {
     static const char* const names[NR_MTHP_STATS] = {
         "anon_fault_alloc", "anon_fault_fallback", "zswpout", "swpout", "swpout_fallback",
-        "swpin", "split",
+        "swpin", "split", "anon_fault_fallback_charge",
     };
     return names[s];
 }

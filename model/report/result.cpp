@@ -147,7 +147,7 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     m["memcg_swap_fail"] = k.memcg.events.swap_fail;
     for (VmEvent e : {PSWPIN, PSWPOUT, ZSWPIN, ZSWPOUT, THP_SWPOUT, THP_SWPOUT_FALLBACK, PGMAJFAULT, PGFAULT,
                       SWAP_RA, SWAP_RA_HIT, PGSCAN_DIRECT, PGSTEAL_DIRECT, PGACTIVATE, PGDEACTIVATE, PGROTATED,
-                      THP_FAULT_ALLOC, THP_SPLIT_PAGE})
+                      THP_FAULT_ALLOC, THP_FAULT_FALLBACK, THP_FAULT_FALLBACK_CHARGE, THP_SPLIT_PAGE})
         m[vm_event_name(e)] = k.vm[e];
     // Per-size mTHP stats for every enabled size and any size that counted something.
     for (unsigned order = 1; order < NR_ORDERS; order++) {

@@ -309,13 +309,17 @@ TEST_CASE("memory.max: the charging task reclaims and usage never exceeds the li
     int64_t peak = 0;
     {
         Ctx c(w.k, w.task(), w.clk);
-        for (uint32_t p = 0; p < 1024; p += 16) {
-            w.k.handle_mm_fault(c, w.mm, w.vma, p, true);
+        // A 64K charge at memory.max fails (the THP gfp cannot reclaim) and the fault takes a
+        // 4K page, which reclaims: every page is written, in 64K or 4K folios.
+        for (uint32_t p = 0; p < 1024;) {
+            p += w.k.handle_mm_fault(c, w.mm, w.vma, p, true);
             peak = std::max(peak, w.k.memcg.memory.usage);
             REQUIRE(w.k.check_invariants() == "");
         }
     }
     CHECK(peak <= 512);
+    CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE] > 0);
+    CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_ANON_FAULT_ALLOC] > 0);
     // zswap's charge in reclaim (PF_MEMALLOC) is forced past memory.max (try_charge_memcg's
     // force path): at most one folio's compressed size, 16 x 1 KiB = 4 pages, and its batch.
     CHECK(w.k.memcg.memory.watermark <= 512 + 16);
@@ -333,8 +337,8 @@ TEST_CASE("memory.max with zswap and no writeback: the compressed pool itself fi
     World w(cfg, 4096);   // 16 MiB: 3 MiB of zswap charge would be needed; only 2 MiB fit
     Ctx c(w.k, w.task(), w.clk);
     CHECK_THROWS_WITH([&] {
-        for (uint32_t p = 0; p < 4096; p += 16)
-            w.k.handle_mm_fault(c, w.mm, w.vma, p, true);
+        for (uint32_t p = 0; p < 4096;)
+            p += w.k.handle_mm_fault(c, w.mm, w.vma, p, true);
     }(), Catch::Contains("memcg OOM"));
     CHECK(w.k.memcg.kmem_pages > 400);   // the zswap charge crowds out the folios
     CHECK(w.k.memcg.events.oom == 1);

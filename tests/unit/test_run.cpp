@@ -117,6 +117,19 @@ TEST_CASE("run: smt_shared_tasks counts the processes placed on a core with anot
     CHECK(r["metrics"]["smt_shared_tasks"].get<double>() == 16);
 }
 
+TEST_CASE("run: at memory.max a 2M fault's charge does not reclaim: it falls back to 4K pages, which do", "[run]")
+{
+    // vma_thp_gfp_mask under defrag=madvise has no __GFP_DIRECT_RECLAIM: try_charge_memcg
+    // fails without a memory.max event and alloc_anon_folio falls back an order.
+    TempDir d;
+    json m = run_json({"--set", "kernel.mthp.enabled=2M", "--set", "kernel.memcg.max=4G"}, d.path)["metrics"];
+    CHECK(m["thp_fault_fallback_charge"].get<double>() > 100);
+    CHECK(m["thp_fault_fallback"] == m["thp_fault_fallback_charge"]);
+    CHECK(m["thp_fault_alloc"].get<double>() > 1000);   // below memory.max 2M faults still succeed
+    CHECK(m["memcg_max"].get<double>() > 0);            // the 4K faults reclaim at memory.max
+    CHECK(m["memcg_oom"].get<double>() == 0);
+}
+
 TEST_CASE("run: halving the write step changes every reported metric by less than 2% (munmap latency: mean 15%, slowest 3%)", "[run]")
 {
     // Each side is the mean of seeds 1-3: the mean latency of 16 simultaneous frees swings by
