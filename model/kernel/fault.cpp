@@ -3,8 +3,9 @@
 // Models: do_anonymous_page with mTHP (alloc_anon_folio: the highest enabled order whose
 // naturally aligned range lies in the VMA with all PTEs none; PMD order as
 // do_huge_pmd_anonymous_page; a large folio charges with the non-blocking THP gfp and falls
-// back an order when memory.max refuses it), folio allocation (pcp for orders <= 3 and PMD order, zone->lock
-// otherwise), clearing, memcg charge, folio_add_lru through the per-CPU batch; do_swap_page:
+// back an order when memory.max refuses it), folio allocation (pcp for orders <= 3 and PMD
+// order, zone->lock otherwise), clearing, memcg charge, folio_add_lru through the per-CPU
+// batch; do_swap_page:
 // swap cache lookup with readahead-hit accounting, the SWP_SYNCHRONOUS_IO bypass for pmem
 // when the entry has one reference, swap_vma_readahead (__swapin_nr_pages window, clipped to
 // the VMA and the PMD), zswap_load before device reads, pgmajfault, swap_free and
