@@ -6,6 +6,7 @@
 // engine's clock may use an earlier gap.
 // Granularity: one call per job; busy intervals are kept per server and dropped once they end
 // before prune(now). Also keeps the queue-wait histogram and busy time.
+// Leaves out: priorities, preemption, a job moving to another server once queued.
 #pragma once
 
 #include <array>

@@ -4,6 +4,7 @@
 // among the next 16 busy intervals; past them it queues behind the last one. Jobs booked in
 // time order therefore queue FIFO (exact); a job planned earlier than bookings already made
 // can use an earlier gap.
+// Granularity: exact intervals. Leaves out: gaps behind the 16 intervals searched.
 #pragma once
 
 #include <algorithm>

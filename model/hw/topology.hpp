@@ -4,8 +4,11 @@
 // Numbering as Linux enumerates a 2-socket SMT x86 server: CPUs 0..S*C-1 are the first thread
 // of each core, socket by socket; CPUs S*C..2*S*C-1 are their SMT siblings in the same order.
 // Placement models fork balancing (sched_balance_find_dst_cpu): the idlest socket first,
-// a fully idle core before an idle sibling thread; tasks stay where they were put.
-// Leaves out: load balancing migrations, cgroup cpu controllers.
+// a fully idle core before an idle sibling thread. Later moves (select_idle_sibling at
+// wakeup, a task on a shared core pulled to an idle core) are Kernel::sched_wakeup and
+// Kernel::sched_balance.
+// Granularity: one CPU per task at fork. Leaves out: load balancing by load, cgroup cpu
+// controllers.
 #pragma once
 
 #include <vector>

@@ -7,6 +7,9 @@
 // piece at the next flush: before the task blocks, after each reclaim pass, and at the end of
 // each write step. State changes take effect when the code runs, i.e. at the start of the
 // interval whose time is then spent.
+// Granularity and what each path leaves out: the header of its file (fault.cpp,
+// memcontrol.cpp, vmscan.cpp, swap.cpp, exit.cpp); the scheduler here keeps one CPU per task
+// and moves it only at wakeup or off a shared SMT core.
 #pragma once
 
 #include <array>

@@ -3,7 +3,7 @@
 // Models: lruvec_add_folio (head), lruvec_add_folio_tail, lruvec_del_folio, list sizes in
 // pages (lruvec_lru_size) and folios; "head" is where new and kept folios go, reclaim scans
 // from the tail (isolate_lru_folios). Classic two-list LRU, not MGLRU.
-// Leaves out: the unevictable list, per-zone sizes (one zone per node).
+// Granularity: per folio. Leaves out: the unevictable list, per-zone sizes (one zone per node).
 #pragma once
 
 #include <array>
