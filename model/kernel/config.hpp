@@ -125,6 +125,7 @@ struct KConfig {
     bool zswap_writeback = true;
     unsigned zs_chain_size = 8;
     unsigned zswap_batch = 1;             // ZSWAP_MAX_BATCH_SIZE (IAA batching series: 8)
+    unsigned zswap_entry_charge = 0;      // what-if: charged bytes per entry beyond its length
     IaaConfig iaa;
     // swap device
     SwapDev dev = SwapDev::Ssd;

@@ -291,7 +291,7 @@ void Kernel::on_slot_free(swp_offset_t off)
     uint16_t len = swap->zswap_len(off);
     if (len) {
         zpool.zs_free(zpool.class_index(len));
-        memcg.uncharge_zswap(free_cpu_, len, 1);
+        memcg.uncharge_zswap(free_cpu_, len, 1, cfg_.zswap_entry_charge);
         zswap.stored_pages--;
         pending_invalidate_++;
     }

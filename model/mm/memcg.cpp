@@ -93,10 +93,11 @@ void MemCgroup::refill_obj_stock(int cpu, uint64_t nr_bytes, bool allow_uncharge
     }
 }
 
-ChargeResult MemCgroup::charge_zswap(int cpu, uint64_t bytes, unsigned nr_entries)
+ChargeResult MemCgroup::charge_zswap(int cpu, uint64_t bytes, unsigned nr_entries, uint64_t extra)
 {
     zswap_bytes += bytes;
     zswapped += nr_entries;
+    bytes += extra;
     uint64_t& b = obj_stock_[size_t(cpu)];
     if (b >= bytes) {   // consume_obj_stock
         b -= bytes;
@@ -116,11 +117,11 @@ ChargeResult MemCgroup::charge_zswap(int cpu, uint64_t bytes, unsigned nr_entrie
     return r;
 }
 
-void MemCgroup::uncharge_zswap(int cpu, uint64_t bytes, unsigned nr_entries)
+void MemCgroup::uncharge_zswap(int cpu, uint64_t bytes, unsigned nr_entries, uint64_t extra)
 {
     zswap_bytes -= bytes;
     zswapped -= nr_entries;
-    refill_obj_stock(cpu, bytes, true);
+    refill_obj_stock(cpu, bytes + extra, true);
 }
 
 bool MemCgroup::try_charge_swap(bool have_entry, unsigned nr_pages)

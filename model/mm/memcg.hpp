@@ -60,8 +60,9 @@ public:
     // obj_cgroup_charge_zswap / obj_cgroup_uncharge_zswap: byte-granular charge through the
     // per-CPU obj stock; pages move through try_charge / refill_stock. Also MEMCG_ZSWAP_B and
     // MEMCG_ZSWAPPED stats.
-    ChargeResult charge_zswap(int cpu, uint64_t bytes, unsigned nr_entries);
-    void uncharge_zswap(int cpu, uint64_t bytes, unsigned nr_entries);
+    // `extra`: bytes charged with them that memory.stat's zswap line does not show (what-if).
+    ChargeResult charge_zswap(int cpu, uint64_t bytes, unsigned nr_entries, uint64_t extra = 0);
+    void uncharge_zswap(int cpu, uint64_t bytes, unsigned nr_entries, uint64_t extra = 0);
 
     // mem_cgroup_try_charge_swap: entry==0 means the slot allocation failed (counts swap_fail).
     bool try_charge_swap(bool have_entry, unsigned nr_pages);

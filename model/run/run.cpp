@@ -90,6 +90,7 @@ kernel::KConfig kernel_config(const Config& cfg)
     k.accept_threshold_percent = unsigned(cfg.i("kernel.zswap.accept_threshold_percent"));
     k.zswap_large = cfg.b("kernel.zswap.large_folios");
     k.zswap_writeback = cfg.b("kernel.zswap.writeback");
+    k.zswap_entry_charge = unsigned(cfg.i("kernel.zswap.entry_charge"));
     k.zs_chain_size = unsigned(cfg.i("kernel.zsmalloc.chain_size"));
     const std::string& dev = cfg.s("swap.device");
     k.dev = dev == "pmem" ? kernel::SwapDev::Pmem : dev == "none" ? kernel::SwapDev::None : kernel::SwapDev::Ssd;

@@ -130,6 +130,9 @@ Registry build()
     t.integer(C::Kernel, "kernel.zswap.accept_threshold_percent", "%", 90, 0, 100, "after hitting the limit, accept again below this share of it", "mm/zswap.c default 90");
     t.flag(C::Kernel, "kernel.zswap.large_folios", true, "zswap_store() accepts large folios (v6.13); false: v6.12 rejects them to the swap device", "seed 000 'after' kernel (zswap-mTHP v7)");
     t.flag(C::Kernel, "kernel.zswap.writeback", true, "memory.zswap.writeback: a rejected folio may go to the swap device", "cgroup default 1");
+    t.integer(C::Kernel, "kernel.zswap.entry_charge", "bytes", 0, 0, 65536,
+           "what-if: bytes charged to the memcg per zswap entry besides its compressed length (as if struct zswap_entry or its tree and zsmalloc metadata were accounted)",
+           "mm/zswap.c v6.12: zswap_store charges obj_cgroup_charge_zswap(objcg, entry->length) only");
     t.integer(C::Kernel, "kernel.zswap.batch_size", "pages", 1, 1, 8, "pages of a folio compressed per batch (ZSWAP_MAX_BATCH_SIZE); 1: mainline, 8: IAA batching series", "mainline zswap_store: page by page");
     t.choice(C::Kernel, "kernel.iaa.sync_mode", "sync", {"sync", "async", "async_irq"}, "iaa_crypto sync_mode: busy-poll, submit-then-poll (batching), or sleep for the IRQ", "iaa_crypto default sync (seed 000 v7 runs)");
     t.flag(C::Kernel, "kernel.iaa.verify_compress", true, "iaa_crypto verify_compress: decompress every result and compare CRCs", "iaa_crypto default 1; seed 000: enabled in the v7 runs");

@@ -109,6 +109,25 @@ TEST_CASE("run: memory.stat when the writes are done adds up: every page residen
     CHECK(u("smt_shared_tasks") == 0);   // 16 processes on 16 cores
 }
 
+TEST_CASE("run: kernel.zswap.entry_charge shows in memory.stat as kernel beyond zswap and page tables, and evicts more", "[run]")
+{
+    // The what-if charges N bytes per entry with its compressed length; a measurement reads
+    // the same difference to find a per-entry charge (README, What a measurement settles).
+    TempDir a, b;
+    json m0 = run_json({}, a.path)["metrics"];
+    json m1 = run_json({"--set", "kernel.zswap.entry_charge=512"}, b.path)["metrics"];
+    auto per_entry = [](const json& m) {
+        double extra = m["kernel_at_writes_done"].get<double>() - m["zswap_at_writes_done"].get<double>() -
+                       m["pagetables_at_writes_done"].get<double>();
+        return extra / (m["zswapped_at_writes_done"].get<double>() / 4096);
+    };
+    CHECK(per_entry(m0) < 1);   // the objcg stocks' leftovers only
+    CHECK(per_entry(m1) > 511);
+    CHECK(per_entry(m1) < 513);
+    // The memcg holds the same 5G: 512 more bytes per entry need ~1/8 more pages evicted.
+    CHECK(m1["zswpout"].get<double>() > 1.1 * m0["zswpout"].get<double>());
+}
+
 TEST_CASE("run: smt_shared_tasks counts the processes placed on a core with another", "[run]")
 {
     TempDir d;
