@@ -235,13 +235,14 @@ def main(argv):
     before = snap()
     cmd = [a.usemem] + args
     perf = shutil.which("perf")
-    with tempfile.NamedTemporaryFile("r", suffix=".perf") as pf:
+    with tempfile.NamedTemporaryFile("r", suffix=".perf") as pf, tempfile.TemporaryFile("w+") as errf:
         full = ([perf, "stat", "-o", pf.name, "--"] if perf else []) + cmd
         # Enter the cgroup in the child before exec.
         procs = os.path.join(a.cgroup, "cgroup.procs")
         t0 = time.monotonic()
         ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # stderr to a file: a full pipe nobody reads would stall usemem.
+        p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=errf, text=True,
                              preexec_fn=lambda: open(procs, "w").write(str(os.getpid())))
         # While every process writes (no statistics line yet), sample which CPUs run them.
         writing = threading.Event()
@@ -272,8 +273,9 @@ def main(argv):
                 # The last statistics line leaves the snapshot of all writes done.
                 at_done = writes_done_metrics(int(cg("memory.current").strip() or 0), parse_kv(cg("memory.stat")))
                 numa = parse_numa_anon(cg("memory.numa_stat"))
-        err = p.stderr.read()
         p.wait()
+        errf.seek(0)
+        err = errf.read()
         writing.clear()
         sampler.join()
         elapsed = time.monotonic() - t0
