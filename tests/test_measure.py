@@ -61,6 +61,45 @@ check([c["key"] for c in t["columns"]] == ["run1", "run2"], "two columns")
 sys_row = next(r for r in t["rows"] if r["metric"] == "sys_s")
 check(sys_row["values"] == [46.00123, 40.0], f"sys row {sys_row}")
 
+# The whole tool on a stand-in: a cgroup directory of plain files and a fake usemem that
+# prints two statistics lines, changing memory.current before each and after the last.
+with tempfile.TemporaryDirectory() as tmp:
+    cg = os.path.join(tmp, "cg")
+    os.makedirs(cg)
+    for name, text in (("memory.current", "100\n"), ("memory.stat", read("memory.stat")),
+                       ("memory.numa_stat", read("memory.numa_stat")), ("memory.peak", "43000000000\n"),
+                       ("memory.events", "high 10\n"), ("cgroup.procs", "")):
+        with open(os.path.join(cg, name), "w") as f:
+            f.write(text)
+    fake = os.path.join(tmp, "usemem")
+    with open(fake, "w") as f:
+        f.write(f"""#!/bin/sh
+echo 200 > {cg}/memory.current
+echo "1207959552 bytes / 8000000 usecs = 147456 KB/s"
+sleep 0.3
+echo 300 > {cg}/memory.current
+echo "1207959552 bytes / 9000000 usecs = 131072 KB/s"
+sleep 1
+echo 999 > {cg}/memory.current
+echo "high 25" > {cg}/memory.events
+echo "8000 usecs to free memory"
+""")
+    os.chmod(fake, 0o755)
+    env = dict(os.environ, PATH="/usr/bin:/bin")   # no perf: times from getrusage
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "measure_usemem.py"), "--table", "t/fake",
+                          "--column", "c", "--memory-high", "1G", "--cgroup", cg, "--usemem", fake, "--", "-n", "2", "1g"],
+                         capture_output=True, text=True, env=env)
+    check(out.returncode == 0, "measure_usemem on the stand-in failed: " + out.stderr)
+    t = json.loads(out.stdout)["tables"][0]
+    got = {r["metric"]: r["values"][0] for r in t["rows"]}
+    check(open(os.path.join(cg, "memory.high")).read() == "1G", "memory.high written")
+    check(got["memory_current_at_writes_done"] == 300, f"snapshot at the last statistics line: {got}")
+    check(got["zswapped_at_writes_done"] == 39932796928, "memory.stat at the last line")
+    check(got["memory_peak"] == 43000000000 and got["memcg_high"] == 15, f"peak and events: {got}")
+    check(got["throughput_kbps"] == (147456 + 131072) / 2 and got["throughput_kbps_min"] == 131072, "throughputs")
+    check(got["free_latency_us"] == 8000, "free latency line")
+    check(t["workload"]["machine"]["c"]["anon_per_node_at_writes_done"] == {"N0": 34171142144, "N1": 0}, "numa")
+
 # swapsim compare reads the measurement file like the published tables.
 binary = sys.argv[1]
 with tempfile.TemporaryDirectory() as tmp:
