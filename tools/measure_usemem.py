@@ -224,6 +224,10 @@ def main(argv):
     ap.add_argument("usemem_args", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
     args = [x for x in a.usemem_args if x != "--"]
+    try:
+        os.rmdir(a.cgroup)   # a fresh cgroup, so memory.peak is this run's (fails if in use: kept)
+    except OSError:
+        pass
     os.makedirs(a.cgroup, exist_ok=True)
     with open(os.path.join(a.cgroup, "memory.high"), "w") as f:
         f.write(a.memory_high)
