@@ -193,6 +193,7 @@ Kernel::Kernel(const KConfig& cfg)
     : memcg(cfg.topo.nr_cpus(), cfg.memcg_high, cfg.memcg_max, cfg.memcg_swap_max),
       zpool(cfg.zs_chain_size), cfg_(cfg)
 {
+    memcg.zswap_entry_charge = cfg.zswap_entry_charge;
     int nodes = cfg.topo.sockets;
     for (int n = 0; n < nodes; n++)
         lruvec.emplace_back(folios);
@@ -291,7 +292,7 @@ void Kernel::on_slot_free(swp_offset_t off)
     uint16_t len = swap->zswap_len(off);
     if (len) {
         zpool.zs_free(zpool.class_index(len));
-        memcg.uncharge_zswap(free_cpu_, len, 1, cfg_.zswap_entry_charge);
+        memcg.uncharge_zswap(free_cpu_, len, 1);
         zswap.stored_pages--;
         pending_invalidate_++;
     }

@@ -221,7 +221,7 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
     }
     zswap.stored_pages += nr;
     // obj_cgroup_charge_zswap in the reclaimer's context: the charge can put it over high.
-    account_charge(c, memcg.charge_zswap(c.task.cpu, uint64_t(len) * nr, nr, uint64_t(cfg_.zswap_entry_charge) * nr));
+    account_charge(c, memcg.charge_zswap(c.task.cpu, uint64_t(len) * nr, nr));
     vm.count(ZSWPOUT, nr);
     return true;
 }
@@ -243,7 +243,7 @@ bool Kernel::zswap_load(Ctx& c, swp_offset_t off)
     c.lock(list_lru_lock_[size_t(node_of_cpu(c.task.cpu))], k.list_lru_hold);
     zpool.zs_free(cls);
     swap->zswap_len(off) = 0;   // loads are exclusive
-    memcg.uncharge_zswap(c.task.cpu, len, 1, cfg_.zswap_entry_charge);
+    memcg.uncharge_zswap(c.task.cpu, len, 1);
     zswap.stored_pages--;
     vm.count(ZSWPIN);
     return true;

@@ -93,11 +93,11 @@ void MemCgroup::refill_obj_stock(int cpu, uint64_t nr_bytes, bool allow_uncharge
     }
 }
 
-ChargeResult MemCgroup::charge_zswap(int cpu, uint64_t bytes, unsigned nr_entries, uint64_t extra)
+ChargeResult MemCgroup::charge_zswap(int cpu, uint64_t bytes, unsigned nr_entries)
 {
     zswap_bytes += bytes;
     zswapped += nr_entries;
-    bytes += extra;
+    bytes += zswap_entry_charge * nr_entries;
     uint64_t& b = obj_stock_[size_t(cpu)];
     if (b >= bytes) {   // consume_obj_stock
         b -= bytes;
@@ -117,11 +117,11 @@ ChargeResult MemCgroup::charge_zswap(int cpu, uint64_t bytes, unsigned nr_entrie
     return r;
 }
 
-void MemCgroup::uncharge_zswap(int cpu, uint64_t bytes, unsigned nr_entries, uint64_t extra)
+void MemCgroup::uncharge_zswap(int cpu, uint64_t bytes, unsigned nr_entries)
 {
     zswap_bytes -= bytes;
     zswapped -= nr_entries;
-    refill_obj_stock(cpu, bytes + extra, true);
+    refill_obj_stock(cpu, bytes + zswap_entry_charge * nr_entries, true);
 }
 
 bool MemCgroup::try_charge_swap(bool have_entry, unsigned nr_pages)

@@ -60,9 +60,10 @@ public:
     // obj_cgroup_charge_zswap / obj_cgroup_uncharge_zswap: byte-granular charge through the
     // per-CPU obj stock; pages move through try_charge / refill_stock. Also MEMCG_ZSWAP_B and
     // MEMCG_ZSWAPPED stats.
-    // `extra`: bytes charged with them that memory.stat's zswap line does not show (what-if).
-    ChargeResult charge_zswap(int cpu, uint64_t bytes, unsigned nr_entries, uint64_t extra = 0);
-    void uncharge_zswap(int cpu, uint64_t bytes, unsigned nr_entries, uint64_t extra = 0);
+    // Each entry also charges zswap_entry_charge bytes that the zswap line does not show (a
+    // what-if; v6.12: 0).
+    ChargeResult charge_zswap(int cpu, uint64_t bytes, unsigned nr_entries);
+    void uncharge_zswap(int cpu, uint64_t bytes, unsigned nr_entries);
 
     // mem_cgroup_try_charge_swap: entry==0 means the slot allocation failed (counts swap_fail).
     bool try_charge_swap(bool have_entry, unsigned nr_pages);
@@ -84,6 +85,7 @@ public:
 
     PageCounter memory, swap;
     MemcgEvents events;
+    uint64_t zswap_entry_charge = 0;   // bytes per zswap entry besides its length (what-if)
     uint64_t zswap_bytes = 0;  // memory.stat zswap
     uint64_t zswapped = 0;     // memory.stat zswapped
     int64_t anon_pages = 0, file_pages = 0, kmem_pages = 0;   // kmem: zswap's charged pages
