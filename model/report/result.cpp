@@ -168,10 +168,11 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     r["per_process"] = per;
 
     json& dev = r["devices"];
-    dev["memcg"] = {{"memory_peak_bytes", uint64_t(k.memcg.memory.watermark) * PAGE_SIZE},
-                    {"memory_current_bytes", uint64_t(std::max<int64_t>(0, k.memcg.memory.usage)) * PAGE_SIZE},
-                    {"zswap_bytes", k.memcg.zswap_bytes},
-                    {"pagetables_bytes", uint64_t(std::max<int64_t>(0, k.memcg.pagetable_pages)) * PAGE_SIZE}};
+    const MemcgStat end = k.memcg.stat();   // at the end of the run
+    dev["memcg"] = {{"memory_peak_bytes", m["memory_peak"]},
+                    {"memory_current_bytes", end.current},
+                    {"zswap_bytes", end.zswap},
+                    {"pagetables_bytes", end.pagetables}};
     dev["zswap"] = {{"stored_pages", k.zswap.stored_pages},
                     {"pool_total_size", k.zpool.pool_pages() * PAGE_SIZE},
                     {"pool_limit_hit", k.zswap.pool_limit_hit},
