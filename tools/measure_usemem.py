@@ -231,9 +231,9 @@ def main(argv):
     os.makedirs(a.cgroup, exist_ok=True)
     with open(os.path.join(a.cgroup, "memory.high"), "w") as f:
         f.write(a.memory_high)
-    snap = lambda: (parse_kv(read("/proc/vmstat")), parse_kv(read(os.path.join(a.cgroup, "memory.events"))),
-                    parse_kv(read(os.path.join(a.cgroup, "memory.swap.events"))), mthp_stats())
     cg = lambda name: read(os.path.join(a.cgroup, name))
+    snap = lambda: (parse_kv(read("/proc/vmstat")), parse_kv(cg("memory.events")), parse_kv(cg("memory.swap.events")),
+                    mthp_stats())
     swaps = parse_swaps(read("/proc/swaps"))
     core_of = cpu_cores()
     before = snap()
