@@ -10,8 +10,9 @@ double MemBandwidth::transfer(double t, double bytes, double rate)
     if (!(bytes > 0))
         return t;
     rate = rate > 0 ? std::min(rate, bw_) : bw_;
-    // Bins that end before t can take nothing more.
-    int64_t k = int64_t(std::floor(t / kBin));
+    // Bins that end before t can take nothing more. A t within rounding of a bin's end (30e-6
+    // / 10e-6 is 2.9999...) starts the next bin.
+    int64_t k = int64_t(std::floor(t / kBin + 1e-9));
     if (k > base_) {
         int64_t drop = std::min<int64_t>(k - base_, int64_t(used_.size()));
         used_.erase(used_.begin(), used_.begin() + drop);
@@ -32,7 +33,7 @@ double MemBandwidth::transfer(double t, double bytes, double rate)
         if (take > 0) {
             used_[i] += take;
             left -= take;
-            if (left <= 0)   // ends in this bin, at the rate the bin still had for it
+            if (left <= 1e-12 * bytes)   // ends in this bin (up to rounding), at the rate it had left
                 return pos + take / std::min(rate, room / span);
         }
         pos = double(k + 1) * kBin;

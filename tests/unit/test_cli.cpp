@@ -108,7 +108,7 @@ TEST_CASE("schema: prints the generated schema", "[cli][schema]")
     CHECK(r.out.empty());
 }
 
-TEST_CASE("compare: --set goes to every run; a bad key fails with the run's message, exit 2", "[cli]")
+TEST_CASE("compare: --set goes to every run, and a bad key fails with the run's message, exit 2", "[cli]")
 {
     auto r = run_swapsim({"compare", "zswap-mthp-v7/iaa-batching-64k", "--runs", "1", "-j", "2", "--no-write",
                           "--set", "cost.iaa.fixed.comp_base_nx=1200"});

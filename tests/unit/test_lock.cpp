@@ -15,7 +15,7 @@ constexpr double us = 1e-6;
 constexpr double eps = 1e-15;
 }  // namespace
 
-TEST_CASE("lock: an idle lock costs the hold; an overlapping acquisition spins to its end and pays the handoff", "[lock][timed]")
+TEST_CASE("lock: an idle lock costs the hold, an overlapping acquisition spins to its end and pays the handoff", "[lock][timed]")
 {
     hw::Lock l(0.1 * us);
     CHECK_THAT(l.acquire(0, 1 * us), WithinAbs(1 * us, eps));
@@ -43,7 +43,7 @@ TEST_CASE("lock: an acquisition planned earlier than bookings already made takes
     CHECK(l.stats().contended == 1);
 }
 
-TEST_CASE("lock: n acquisitions with spacing on a free lock cost n holds; on a busy one each waits its turn", "[lock][timed]")
+TEST_CASE("lock: n acquisitions with spacing on a free lock cost n holds, on a busy one each waits its turn", "[lock][timed]")
 {
     hw::Lock free_lock(0.1 * us);
     CHECK_THAT(free_lock.acquire(0, 1 * us, 3, 2 * us), WithinAbs(3 * us, eps));
@@ -73,7 +73,7 @@ TEST_CASE("lock: a lock with many bookings switches to bins and keeps the same t
     CHECK_THAT(l.load(0, 600 * us), WithinAbs(302.0 / 600, 1e-6));
 }
 
-TEST_CASE("lock: prune forgets what ended; a lock used far apart stays in interval mode", "[lock]")
+TEST_CASE("lock: prune forgets what ended, a lock used far apart stays in interval mode", "[lock]")
 {
     hw::Lock l(0.1 * us);
     // One acquisition every 20 us for 20 ms: at most 200 intervals within the 4 ms a lock
@@ -122,7 +122,7 @@ TEST_CASE("timeline: gaps, merging, the 16-interval search limit and dropping", 
     CHECK(far.empty());
 }
 
-TEST_CASE("membw: a transfer on a socket with room takes bytes / rate; saturated bins are shared in booking order", "[lock][timed]")
+TEST_CASE("membw: a transfer on a socket with room takes bytes / rate, saturated bins are shared in booking order", "[lock][timed]")
 {
     // 1 GB/s: 10,000 bytes per 10 us bin.
     engine::MemBandwidth m(1e9);
@@ -138,7 +138,7 @@ TEST_CASE("membw: a transfer on a socket with room takes bytes / rate; saturated
     CHECK(m.bins() == 200);
 }
 
-TEST_CASE("membw: a rate above the socket's is capped at the socket's; a full bin moves the rest on", "[lock][timed]")
+TEST_CASE("membw: a rate above the socket's is capped at the socket's, a full bin moves the rest on", "[lock][timed]")
 {
     engine::MemBandwidth m(1e9);
     CHECK_THAT(m.transfer(0, 20000, 5e9), WithinAbs(20 * us, eps));   // capped at 1 GB/s
