@@ -58,13 +58,15 @@ Lock& Lock::operator=(const Lock& o)
         floor_ = INT64_MIN;
         iv_.clear();
         latest_ = 0;
+        last_end_.clear();
+        queued_at_ = -1;
     }
     return *this;
 }
 
 Lock::Lock(Lock&& o) noexcept
     : handoff_(o.handoff_), st_(o.st_), ring_(std::move(o.ring_)), floor_(o.floor_), iv_(std::move(o.iv_)),
-      latest_(o.latest_)
+      latest_(o.latest_), last_end_(std::move(o.last_end_))
 {
     o.ring_.clear();
     o.iv_.clear();
@@ -80,6 +82,8 @@ Lock& Lock::operator=(Lock&& o) noexcept
         floor_ = o.floor_;
         iv_ = std::move(o.iv_);
         latest_ = o.latest_;
+        last_end_ = std::move(o.last_end_);
+        queued_at_ = -1;
         o.ring_.clear();
         o.iv_.clear();
     }
@@ -206,19 +210,20 @@ void Lock::to_bins()
     iv_.clear();
 }
 
-double Lock::acquire_one(double t, double hold)
+double Lock::acquire_one(double t, double hold, double from)
 {
     if (ring_.empty())
         return acquire_interval(t, hold);
-    int64_t b = int64_t(std::floor(t / kBin));
+    from = std::max(t, from);
+    int64_t b = int64_t(std::floor(from / kBin));
     if (b < floor_) {   // before what was pruned: it happens at the oldest kept time
         b = floor_;
-        t = double(b) * kBin;
+        t = from = double(b) * kBin;
     }
     // Where would the hold begin? Contended acquisitions also pay the cache-line handoff.
     Bin* rb;
     int64_t r = find_room(b, &rb);
-    double start = std::max(t, double(r) * kBin + (rb ? double(rb->used) : 0.0));
+    double start = std::max(from, double(r) * kBin + (rb ? double(rb->used) : 0.0));
     double h = hold;
     if (start > t + 1e-12) {
         h += handoff_;
@@ -260,11 +265,34 @@ double Lock::acquire_one(double t, double hold)
     return spin + h;
 }
 
-double Lock::acquire(double t, double hold, unsigned n, double spacing)
+double Lock::queue_turn(const Acquirer& who, double t, double hold)
+{
+    if (size_t(who.id) >= last_end_.size())
+        last_end_.resize(size_t(who.id) + 1, -1);
+    double mine = last_end_[size_t(who.id)];
+    if (ring_.empty() || mine < who.now - kQueueWindow)
+        return t;   // lightly used, or this task is not queueing for it
+    if (who.now != queued_at_ || who.id != queued_by_) {   // others book only in their own plans
+        queued_at_ = who.now;
+        queued_by_ = who.id;
+        queued_ = 0;
+        for (double e : last_end_)
+            queued_ += e >= who.now - kQueueWindow;
+    }
+    return std::max(t, mine + double(queued_ - 1) * (hold + handoff_));
+}
+
+double Lock::acquire(double t, double hold, unsigned n, double spacing, Acquirer who)
 {
     double busy = 0;
     for (unsigned k = 0; k < n; k++) {
-        double d = acquire_one(t, hold);
+        double d;
+        if (who.id >= 0) {
+            d = acquire_one(t, hold, queue_turn(who, t, hold));
+            last_end_[size_t(who.id)] = t + d;
+        } else {
+            d = acquire_one(t, hold, t);
+        }
         busy += d;
         t += d + spacing;
     }

@@ -7,11 +7,18 @@
 // CPUs using it are held to one hold time per acquisition between them: throughput 1/hold,
 // waits growing with the number of spinners. A contended acquisition also pays a cache-line
 // handoff inside its hold. Spinning keeps the CPU busy (sys time).
+// MCS queue order: qspinlock queues a CPU that asks again behind the CPUs already waiting.
+// On a saturated lock (in bins), the tasks queued at the engine's clock `now` are those whose
+// last hold ends after now - kQueueWindow; a queued task's next hold starts at least one hold
+// (with its handoff) per other queued task after its last one ended. Without it, a task that
+// plans a batch of acquisitions ahead of the engine's clock books them before the tasks it
+// would have queued behind, and the one that plans first wins.
 // Granularity: a lightly used lock keeps its busy intervals of the last 4 ms exactly (the
 // hold starts at the first idle gap); once it holds more than 256 intervals it switches to
 // bins of 0.25 us in blocks of 64 us, keeping 16 ms of blocks. Acquisitions a task plans
 // ahead of the engine's clock (a reclaim pass) take their place in the future.
-// Leaves out: NUMA-unfair handoff, the MCS queue's exact order within a bin.
+// Leaves out: NUMA-unfair handoff, the MCS queue's exact order within a bin, lock stealing
+// by a CPU not yet queued.
 #pragma once
 
 #include <cstddef>
@@ -29,16 +36,24 @@ struct LockStats {
     double spin_s = 0;   // total spin time
 };
 
+// Who asks for a lock: a task id (>= 0) and the engine's clock when its planned code started
+// (t - now is how far ahead it plans). Anonymous acquisitions (id -1) skip the queue order.
+struct Acquirer {
+    int id = -1;
+    double now = 0;
+};
+
 class Lock {
 public:
     static constexpr double kBin = 0.25e-6;
+    static constexpr double kQueueWindow = 4e-6;   // ~10 holds of a zsmalloc class lock
 
     explicit Lock(double handoff_s = 0) : handoff_(handoff_s) {}
 
     // `n` acquisitions, the first at t, each later one `spacing` after the previous hold
     // ended (the caller's work between them), each holding `hold`. Returns the time the
     // caller spends in them: spins plus holds (not the spacing).
-    double acquire(double t, double hold, unsigned n = 1, double spacing = 0);
+    double acquire(double t, double hold, unsigned n = 1, double spacing = 0, Acquirer who = {});
     const LockStats& stats() const { return st_; }
     void set_handoff(double s) { handoff_ = s; }
     double load(double from, double to);   // fraction of [from, to) booked (tests)
@@ -68,7 +83,8 @@ private:
     static Block* get_block(int64_t id);      // from a process-wide free list
     static void put_block(Block* b);
     void release_all();
-    double acquire_one(double t, double hold);
+    double acquire_one(double t, double hold, double from);   // asked at t, starts at or after from
+    double queue_turn(const Acquirer& who, double t, double hold);   // earliest start, MCS order
     double acquire_interval(double t, double hold);
     void to_bins();
     Bin* find(int64_t b);            // nullptr: an empty bin that was never booked
@@ -82,6 +98,10 @@ private:
     int64_t floor_ = INT64_MIN;       // bins before this were pruned
     BusyTimeline iv_;                 // interval mode
     double latest_ = 0;
+    std::vector<double> last_end_;    // by acquirer id: end of its last hold
+    double queued_at_ = -1;           // engine time and acquirer queued_ was counted for
+    int queued_by_ = -1;
+    unsigned queued_ = 0;             // acquirers queued then (queue_turn)
 };
 
 }  // namespace swapsim::hw

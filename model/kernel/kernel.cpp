@@ -37,7 +37,7 @@ void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing)
         return;
     // While a task plans, the engine's clock stands at base_: how far ahead it books is planned().
     k.max_plan_ahead = std::max(k.max_plan_ahead, planned());
-    double t = l.acquire(now(), hold, n, spacing);
+    double t = l.acquire(now(), hold, n, spacing, {task.pid, base_});
     pending_spin_ += std::max(0.0, t - n * hold);
     sys(t);
     if (!l.swept) {   // remember it for Kernel::prune_devices

@@ -110,8 +110,8 @@ public:
     // (accounted by the caller): spin + hold as sys time.
     void lock(hw::Lock& l, double hold, unsigned n = 1, double spacing = 0);
     // Time to run the planned time (cond_resched in a long kernel loop): `slice` of it has
-    // built up, or an eighth of it spinning. The second keeps spinners on a saturated lock
-    // from booking far ahead in a fixed order, so they take turns as qspinlock's queue does.
+    // built up, or an eighth of it spinning. The second keeps a spinner on a saturated lock
+    // from planning far ahead of the others (hw::Lock queues their turns in MCS order).
     bool slice_over(double slice) const { return planned() > slice || pending_spin_ > slice / 8; }
     void flush();                        // run the accumulated CPU time on the task's CPU
     // Flush, then block (off CPU) until `wait` returns: a sleep, or a rendezvous with other

@@ -3,6 +3,9 @@
 // once it holds many), and pruning. engine::MemBandwidth, a socket's DRAM bandwidth booked in bins.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <vector>
+
 #include "hw/lock.hpp"
 #include "engine/membw.hpp"
 #include "hw/timeline.hpp"
@@ -71,6 +74,68 @@ TEST_CASE("lock: a lock with many bookings switches to bins and keeps the same t
     CHECK_THAT(l.acquire(0, 1 * us), WithinAbs(4 * us, 1e-12));
     CHECK(l.stats().contended == 2);
     CHECK_THAT(l.load(0, 600 * us), WithinAbs(302.0 / 600, 1e-6));
+}
+
+namespace {
+// A lock switched to bins by 300 holds of 1 us every 2 us, booked up to 599 us.
+hw::Lock busy_lock(double handoff)
+{
+    hw::Lock l(handoff);
+    for (int k = 0; k < 300; k++)
+        l.acquire(k * 2 * us, 1 * us);
+    REQUIRE(l.blocks() > 0);
+    return l;
+}
+}  // namespace
+
+TEST_CASE("lock: on a saturated lock a task asking again queues behind the others queued (MCS order)", "[lock][timed]")
+{
+    const double T = 600 * us;   // the engine's clock
+    hw::Lock l = busy_lock(0.1 * us);
+    // Tasks 1 and 2 ask at T: [600, 601), then spin 1 us for [601, 602.1) with the handoff.
+    CHECK_THAT(l.acquire(T, 1 * us, 1, 0, {1, T}), WithinAbs(1 * us, 1e-12));
+    CHECK_THAT(l.acquire(T, 1 * us, 1, 0, {2, T}), WithinAbs(2.1 * us, 1e-12));
+    // Task 0 asks twice. Its first hold is [602.1, 603.2); asking again at 603.2 it queues
+    // behind tasks 1 and 2 (both held the lock after T - kQueueWindow): it starts at
+    // 603.2 + 2 x 1.1 = 605.4 us, a contended hold of 1.1 us.
+    CHECK_THAT(l.acquire(T, 1 * us, 2, 0, {0, T}), WithinAbs((2.1 + 1.1) * us + (2.2 + 1.1) * us, 1e-12));
+    // Anonymous, the second hold takes the free bins at once: 603.2 to 604.2 us.
+    hw::Lock a = busy_lock(0.1 * us);
+    a.acquire(T, 1 * us, 1, 0, {1, T});
+    a.acquire(T, 1 * us, 1, 0, {2, T});
+    CHECK_THAT(a.acquire(T, 1 * us), WithinAbs(3.2 * us, 1e-12));
+    CHECK_THAT(a.acquire(604.2 * us, 1 * us), WithinAbs(1 * us, 1e-12));
+    // A lightly used lock (intervals) keeps its booking order.
+    hw::Lock light(0.1 * us);
+    light.acquire(0, 1 * us, 1, 0, {1, 0});
+    CHECK_THAT(light.acquire(1 * us, 1 * us, 1, 0, {1, 0}), WithinAbs(1 * us, 1e-12));
+}
+
+TEST_CASE("lock: tasks that each plan a batch on a saturated lock finish together, whoever plans first", "[lock][timed]")
+{
+    // Three tasks each hold the lock once at T, then plan 20 holds of 1 us (1 us of work
+    // between them) at the next engine instant, one task after the other.
+    auto last_ends = [](bool queued) {
+        const double T = 600 * us, T2 = 604 * us;
+        hw::Lock l = busy_lock(0.1 * us);
+        std::vector<double> end(3);
+        for (int id = 0; id < 3; id++)
+            end[size_t(id)] = T + l.acquire(T, 1 * us, 1, 0, {queued ? id : -1, T});
+        for (int id = 0; id < 3; id++) {
+            double t = std::max(T2, end[size_t(id)]);
+            end[size_t(id)] = t + l.acquire(t, 1 * us, 20, 1 * us, {queued ? id : -1, T2}) + 19 * us;
+        }
+        return end;
+    };
+    std::vector<double> q = last_ends(true), f = last_ends(false);
+    double q_spread = *std::max_element(q.begin(), q.end()) - *std::min_element(q.begin(), q.end());
+    double f_spread = *std::max_element(f.begin(), f.end()) - *std::min_element(f.begin(), f.end());
+    INFO("queued: " << q[0] / us << " " << q[1] / us << " " << q[2] / us << " us; in booking order: "
+                    << f[0] / us << " " << f[1] / us << " " << f[2] / us << " us");
+    // Queued, they take turns: one round (3 holds) apart at most. In booking order the first
+    // two fill each other's gaps and the third waits for both (40 us later here).
+    CHECK(q_spread <= 3 * 1.1 * us + 1e-12);
+    CHECK(f_spread >= 15 * us);
 }
 
 TEST_CASE("lock: prune forgets what ended, a lock used far apart stays in interval mode", "[lock]")

@@ -151,10 +151,10 @@ TEST_CASE("run: at memory.max a 2M fault's charge does not reclaim: it falls bac
     CHECK(m["memcg_oom"].get<double>() == 0);
 }
 
-TEST_CASE("run: halving the write step changes every reported metric by less than 2% (munmap latency: mean 15%, slowest 3%)", "[run]")
+TEST_CASE("run: halving the write step changes every reported metric by less than 2%, munmap latency included", "[run]")
 {
-    // Each side is the mean of seeds 1-3: the mean latency of 16 simultaneous frees swings by
-    // up to 20% between seeds (who spins when, README Granularity), which hides the step's effect.
+    // Each side is the mean of seeds 1-3. The 16 frees queue on the zsmalloc class lock; served
+    // in the order each task planned them, their mean latency swung 15% with the step.
     auto [ma, fa] = mean_of_seeds({});
     auto [mb, fb] = mean_of_seeds({"--set", "sim.write_chunk=128K"});
     size_t compared = 0;
@@ -165,12 +165,13 @@ TEST_CASE("run: halving the write step changes every reported metric by less tha
         if (std::max(std::fabs(x), std::fabs(y)) < 100)
             CHECK(std::fabs(x - y) <= 2);
         else
-            CHECK(std::fabs(x - y) <= (k == "free_latency_us" ? 0.15 : 0.02) * std::max(std::fabs(x), std::fabs(y)));
+            CHECK(std::fabs(x - y) <= 0.02 * std::max(std::fabs(x), std::fabs(y)));
         compared++;
     }
     CHECK(compared > 20);
-    // The last munmap to finish, which bounds elapsed time, hardly depends on that order.
-    CHECK(std::fabs(fa - fb) <= 0.03 * std::max(fa, fb));
+    CHECK(ma.contains("free_latency_us"));
+    // The last munmap to finish, which bounds elapsed time, too.
+    CHECK(std::fabs(fa - fb) <= 0.02 * std::max(fa, fb));
 }
 
 TEST_CASE("run: with 2M THPs, halving sim.reclaim_slice moves throughput, elapsed, sys and the counters by under 2%", "[run]")
@@ -298,11 +299,11 @@ TEST_CASE("run: tasks freeing together on a saturated lock take turns instead of
     // saturated (spin ~6x hold), and no refit of the committed set moves the inputs.
     auto [lo, hi] = free_latency_range(
         run_json({"--no-builtin-params", "--set", "cost.zsmalloc.class_hold=1000"}, a.path));
-    // Served in booking order, the first of 16 finished at 1/7 of the last (1/4 here with the
-    // spinners' turn rule switched off); turns keep them close (0.72 here).
+    // Served in booking order, the first of 16 finished at 1/7 of the last; the spinners' turn
+    // rule (Ctx::slice_over) alone gives 0.77; queued in MCS order (hw::Lock) 0.96.
     INFO("fastest " << lo << " us, slowest " << hi << " us");
     CHECK(hi > 0);
-    CHECK(lo >= 0.6 * hi);
+    CHECK(lo >= 0.9 * hi);
 }
 
 TEST_CASE("run: v7 zswap_store compresses a large folio page by page, so IAA sees no burst per folio", "[run][iaa]")
