@@ -286,13 +286,9 @@ double Lock::acquire(double t, double hold, unsigned n, double spacing, Acquirer
 {
     double busy = 0;
     for (unsigned k = 0; k < n; k++) {
-        double d;
-        if (who.id >= 0) {
-            d = acquire_one(t, hold, queue_turn(who, t, hold));
+        double d = acquire_one(t, hold, who.id >= 0 ? queue_turn(who, t, hold) : t);
+        if (who.id >= 0)
             last_end_[size_t(who.id)] = t + d;
-        } else {
-            d = acquire_one(t, hold, t);
-        }
         busy += d;
         t += d + spacing;
     }
