@@ -159,10 +159,8 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
         if (!enabled && !any)
             continue;
         std::string sz = order_size_name(order);
-        m["zswpout_" + sz] = k.vm.mthp[order][MTHP_STAT_ZSWPOUT];
-        m["swpout_" + sz] = k.vm.mthp[order][MTHP_STAT_SWPOUT];
-        m["swpout_fallback_" + sz] = k.vm.mthp[order][MTHP_STAT_SWPOUT_FALLBACK];
-        m["anon_fault_alloc_" + sz] = k.vm.mthp[order][MTHP_STAT_ANON_FAULT_ALLOC];
+        for (MthpStat st : {MTHP_STAT_ZSWPOUT, MTHP_STAT_SWPOUT, MTHP_STAT_SWPOUT_FALLBACK, MTHP_STAT_ANON_FAULT_ALLOC})
+            m[std::string(mthp_stat_name(st)) + "_" + sz] = k.vm.mthp[order][st];
     }
     r["distribution"]["throughput_kbps"] = dist;
     r["per_process"] = per;
