@@ -1,5 +1,7 @@
 #include "calibrate/tables.hpp"
 
+#include "mm/vmstat.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -296,9 +298,11 @@ std::optional<double> model_value(const json& result, const std::string& metric)
     if (m.contains(metric))
         return m[metric].get<double>();
     // A per-size mTHP stat of a size that is not enabled: the kernel's counter reads 0.
-    for (const char* p : {"zswpout_", "swpout_", "swpout_fallback_", "anon_fault_alloc_"})
+    for (unsigned st = 0; st < mm::NR_MTHP_STATS; st++) {
+        std::string p = std::string(mm::mthp_stat_name(mm::MthpStat(st))) + "_";
         if (metric.rfind(p, 0) == 0 && metric.size() > 2 && metric.compare(metric.size() - 2, 2, "kB") == 0)
             return 0.0;
+    }
     return std::nullopt;
 }
 

@@ -159,8 +159,8 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
         if (!enabled && !any)
             continue;
         std::string sz = order_size_name(order);
-        for (MthpStat st : {MTHP_STAT_ZSWPOUT, MTHP_STAT_SWPOUT, MTHP_STAT_SWPOUT_FALLBACK, MTHP_STAT_ANON_FAULT_ALLOC})
-            m[std::string(mthp_stat_name(st)) + "_" + sz] = k.vm.mthp[order][st];
+        for (unsigned st = 0; st < NR_MTHP_STATS; st++)   // hugepages-<size>kB/stats/*
+            m[std::string(mthp_stat_name(MthpStat(st))) + "_" + sz] = k.vm.mthp[order][st];
     }
     r["distribution"]["throughput_kbps"] = dist;
     r["per_process"] = per;

@@ -146,6 +146,10 @@ TEST_CASE("run: at memory.max a 2M fault's charge does not reclaim: it falls bac
     json m = run_json({"--set", "kernel.mthp.enabled=2M", "--set", "kernel.memcg.max=4G"}, d.path)["metrics"];
     CHECK(m["thp_fault_fallback_charge"].get<double>() > 100);
     CHECK(m["thp_fault_fallback"] == m["thp_fault_fallback_charge"]);
+    // hugepages-2048kB/stats counts the same fallbacks as the system-wide thp_* events.
+    CHECK(m["anon_fault_fallback_charge_2048kB"] == m["thp_fault_fallback_charge"]);
+    CHECK(m["anon_fault_fallback_2048kB"] == m["thp_fault_fallback"]);
+    CHECK(m["anon_fault_alloc_2048kB"] == m["thp_fault_alloc"]);
     CHECK(m["thp_fault_alloc"].get<double>() > 1000);   // below memory.max 2M faults still succeed
     CHECK(m["memcg_max"].get<double>() > 0);            // the 4K faults reclaim at memory.max
     CHECK(m["memcg_oom"].get<double>() == 0);
