@@ -38,8 +38,10 @@ void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing)
     // While a task plans, the engine's clock stands at base_: how far ahead it books is planned().
     k.max_plan_ahead = std::max(k.max_plan_ahead, planned());
     double t = l.acquire(now(), hold, n, spacing, {task.pid, base_});
-    pending_spin_ += std::max(0.0, t - n * hold);
-    sys(t);
+    double spin = std::max(0.0, t - n * hold);
+    pending_spin_ += spin;
+    sys(t - spin);
+    busy_wait(spin);
     if (!l.swept) {   // remember it for Kernel::prune_devices
         l.swept = true;
         k.busy_locks_.push_back(&l);
@@ -48,10 +50,12 @@ void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing)
 
 void Ctx::flush()
 {
-    double cpu = pending_ + task.stolen;
+    const double busy = pending_busy_;
+    double cpu = (pending_ - busy > 1e-12 * pending_ ? pending_ - busy : 0) + task.stolen;
     double work = cpu + pending_mem_s_;
-    if (work > 0) {
+    if (work > 0 || busy > 0)
         k.sched_balance(task);
+    if (work > 0) {
         double t0 = clk_.now();
         if (pending_mem_s_ > 0 && cpu <= pending_mem_s_) {
             // A memory-bound step (faulting and writing pages): its little CPU work runs
@@ -64,12 +68,16 @@ void Ctx::flush()
                 clk_.mem(task.cpu, pending_mem_bytes_, pending_mem_bytes_ / pending_mem_s_);
         }
         double wall = clk_.now() - t0;
-        double sys_share = (pending_sys_ + task.stolen + pending_mem_sys_s_) / work;
+        double sys_share = (pending_sys_ - busy + task.stolen + pending_mem_sys_s_) / work;
         task.stime += wall * sys_share;
         task.utime += wall * (1 - sys_share);
     }
+    if (busy > 0) {   // on CPU, but not an execution that shares the core
+        clk_.sleep_until(clk_.now() + busy);
+        task.stime += busy;
+    }
     task.stolen = 0;
-    pending_ = pending_sys_ = pending_user_ = pending_spin_ = 0;
+    pending_ = pending_sys_ = pending_user_ = pending_spin_ = pending_busy_ = 0;
     pending_mem_bytes_ = pending_mem_s_ = pending_mem_sys_s_ = 0;
     base_ = clk_.now();
     k.prune_devices(base_);

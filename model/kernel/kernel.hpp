@@ -6,7 +6,8 @@
 // the code costs (and the expected spin on contended locks) and hands it to the Clock in one
 // piece at the next flush: before the task blocks, after each reclaim pass, and at the end of
 // each write step. State changes take effect when the code runs, i.e. at the start of the
-// interval whose time is then spent.
+// interval whose time is then spent. Busy-waiting (lock spins, IAA polling) is passed as time
+// on the CPU, not as work: PAUSE leaves an SMT core to the sibling.
 // Granularity and what each path leaves out: the header of its file (fault.cpp,
 // memcontrol.cpp, vmscan.cpp, swap.cpp, exit.cpp); the scheduler here keeps one CPU per task
 // and moves it only at wakeup or off a shared SMT core.
@@ -104,6 +105,10 @@ public:
     double planned() const { return pending_ + pending_mem_s_; }       // not yet run
     void sys(double s) { pending_ += s; pending_sys_ += s; }
     void user(double s) { pending_ += s; pending_user_ += s; }
+    // Busy-waiting (MCS spin on a contended lock, polling an IAA completion record): sys time
+    // on the CPU, but cpu_relax() (PAUSE) leaves the core to its SMT sibling, and the wait ends
+    // with the event awaited, however the core is shared.
+    void busy_wait(double s) { pending_ += s; pending_sys_ += s; pending_busy_ += s; }
     // Memory-bound work (clearing, the write loop): `bytes` at `rate` bytes/s per core.
     void mem(double bytes, double rate, bool in_kernel);
     // `n` acquisitions of a spinlock held `hold` each, `spacing` of other work between them
@@ -124,7 +129,7 @@ public:
 private:
     Clock& clk_;
     double base_;
-    double pending_ = 0, pending_sys_ = 0, pending_user_ = 0, pending_spin_ = 0;
+    double pending_ = 0, pending_sys_ = 0, pending_user_ = 0, pending_spin_ = 0, pending_busy_ = 0;
     double pending_mem_bytes_ = 0, pending_mem_s_ = 0, pending_mem_sys_s_ = 0;
 };
 

@@ -259,7 +259,7 @@ void Kernel::iaa_wait(Ctx& c, double done)
             c.block_until(done + ic.irq_wake);
         c.sys(ic.irq_cpu);
     } else if (done > c.now()) {
-        c.sys(done - c.now());
+        c.busy_wait(done - c.now());
     }
 }
 
@@ -277,7 +277,7 @@ bool Kernel::iaa_compress_batch(Ctx& c, unsigned n)
         c.sys(ic.submit);
         hw::IaaJob j = iaa->compress(c.now(), c.task.cpu, comp, iaa_seq_++);
         if (j.submit > c.now())   // WQ full: enqcmds retried until a slot frees
-            c.sys(j.submit - c.now());
+            c.busy_wait(j.submit - c.now());
         jobs.push_back(j);
         last = std::max(last, j.end);
     }

@@ -160,6 +160,9 @@ TEST_CASE("iaa in zswap: sync mode polls (sys time), verify adds a decompress pe
     REQUIRE(plain.pages >= 4);
     CHECK(plain.pages % 4 == 0);
     CHECK(plain.sys == Approx(double(plain.pages) * 2e-6));
+    // Polling is busy-waiting (cpu_relax): the clock passes it as time, not as core work that
+    // an SMT sibling would share.
+    CHECK(plain.slept == Approx(plain.sys));
     CHECK(plain.decomp_jobs == 0);
     // verify_compress: each page is also decompressed (1 us) before the next is submitted.
     Store verified = store_one_folio(kernel::IaaMode::Sync, true, 1);
