@@ -50,11 +50,12 @@ void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing)
 
 void Ctx::flush()
 {
-    const double busy = pending_busy_;
+    if (pending_ + task.stolen + pending_mem_s_ > 0)
+        k.sched_balance(task);
+    // On a core of its own a busy-wait and work take the same time: one activity for both.
+    const double busy = k.core_shared(task) ? pending_busy_ : 0;
     double cpu = (pending_ - busy > 1e-12 * pending_ ? pending_ - busy : 0) + task.stolen;
     double work = cpu + pending_mem_s_;
-    if (work > 0 || busy > 0)
-        k.sched_balance(task);
     if (work > 0) {
         double t0 = clk_.now();
         if (pending_mem_s_ > 0 && cpu <= pending_mem_s_) {
@@ -154,12 +155,16 @@ void Kernel::sched_sleep(Task& t)
     t.running = false;
 }
 
+bool Kernel::core_shared(const Task& t) const
+{
+    int sib = cfg_.topo.sibling(t.cpu);
+    return nr_running_[size_t(t.cpu)] > 1 || (sib >= 0 && nr_running_[size_t(sib)] > 0);
+}
+
 void Kernel::sched_balance(Task& t)
 {
     const hw::Topology& topo = cfg_.topo;
-    int sib = topo.sibling(t.cpu);
-    bool shared = nr_running_[size_t(t.cpu)] > 1 || (sib >= 0 && nr_running_[size_t(sib)] > 0);
-    if (!shared)
+    if (!core_shared(t))
         return;
     int cpu = find_idle_core(topo.socket_of(t.cpu));
     if (cpu < 0)

@@ -164,6 +164,7 @@ public:
     void sched_wakeup(Task& t);   // select_idle_sibling: an idle core of the LLC, else prev
     void sched_sleep(Task& t);    // the task blocks or exits
     void sched_balance(Task& t);  // newidle balancing: leave a shared core for an idle one
+    bool core_shared(const Task& t) const;   // another running task on its CPU or SMT sibling
     // Device timelines may forget what ended before the engine's current time.
     void prune_devices(double now);
 

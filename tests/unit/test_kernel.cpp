@@ -404,11 +404,14 @@ TEST_CASE("ctx: a task blocked in a rendezvous is off CPU, and plans from the en
     CHECK(w.clk.t == Approx(8e-3));
 }
 
-TEST_CASE("ctx: a contended lock's spin is busy-waiting: sys time, but no work for the core", "[kernel][timed]")
+TEST_CASE("ctx: a contended lock's spin is busy-waiting: sys time, but no work for a shared core", "[kernel][timed]")
 {
     KConfig cfg = small_config();
+    cfg.topo = {1, 1, 2};   // CPUs 0 and 1 are the two threads of one core
     World w(cfg, 16);
     int pid2 = w.k.task_create(1, w.k.mm_create(1, 0));
+    w.k.sched_wakeup(w.task());
+    w.k.sched_wakeup(w.k.task(pid2));
     hw::Lock l;
     Ctx a(w.k, w.task(), w.clk);
     Ctx b(w.k, w.k.task(pid2), w.clk);
@@ -417,10 +420,17 @@ TEST_CASE("ctx: a contended lock's spin is busy-waiting: sys time, but no work f
     b.lock(l, 2e-6);   // B asks at 1 us, spins 2 us, holds 3-5 us
     CHECK(b.now() == Approx(5e-6));
     b.flush();
-    // The core runs B's 1 + 2 us of work; the 2 us spin (cpu_relax) is time, not work, so an
-    // SMT sibling keeps the core meanwhile and the spin ends when the lock is free.
+    // The core runs B's 1 + 2 us of work; the 2 us spin (cpu_relax) is time, not work, so the
+    // sibling keeps the core meanwhile and the spin ends when the lock is free.
     CHECK(w.clk.cpu_s == Approx(3e-6));
     CHECK(w.clk.slept == Approx(2e-6));
     CHECK(w.k.task(pid2).stime == Approx(5e-6));
     CHECK(w.clk.t == Approx(5e-6));
+    // With the sibling asleep the core is B's alone: spin and work run as one activity.
+    w.k.sched_sleep(w.task());
+    a.lock(l, 3e-6);
+    b.lock(l, 1e-6);
+    b.flush();
+    CHECK(w.clk.slept == Approx(2e-6));
+    CHECK(w.k.task(pid2).stime > 5e-6 + 1e-6);   // its hold and the spin behind A
 }
