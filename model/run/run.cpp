@@ -219,7 +219,6 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     uc.nproc = int(cfg.i("workload.usemem.nproc"));
     uc.size = uint64_t(cfg.num("workload.usemem.size")) / mm::PAGE_SIZE * mm::PAGE_SIZE;
     uc.sleep_s = cfg.num("workload.usemem.sleep");
-    uc.sync_rw = cfg.b("workload.usemem.sync_rw");
     uc.sync_free = cfg.b("workload.usemem.sync_free");
     uc.repeat = int(cfg.i("workload.usemem.repeat"));
     uc.read_again = cfg.b("workload.usemem.read_again");
@@ -227,6 +226,7 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     uc.write_chunk = uint64_t(cfg.num("sim.write_chunk"));
     uc.user_write_bw = kc.c.user_write_bw;
     uc.fork_cost = cfg.num("cost.fork_ns") * 1e-9;
+    uc.wakeup_cost = cfg.num("cost.wakeup_ns") * 1e-9;
     uc.fork_jitter = cfg.num("sim.fork_jitter");
     uc.seed = uint64_t(cfg.i("seed"));
     std::vector<int> allowed = scenario::parse_cpulist(cfg.s("workload.cpus"), kc.topo.nr_cpus());
@@ -234,15 +234,14 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     workload::Usemem um(k, uc, cpus);
 
     EngineClock clock(sim);
-    std::unique_ptr<EngineBarrier> start_b, free_b;
-    if (uc.sync_rw)
-        start_b = std::make_unique<EngineBarrier>(uc.nproc);
+    EngineBarrier start_b(uc.nproc);   // usemem rendezvous before writing, -y or not
+    std::unique_ptr<EngineBarrier> free_b;
     if (uc.sync_free)
         free_b = std::make_unique<EngineBarrier>(uc.nproc);
     double time_limit = cfg.num("sim.time_limit");
     for (int i = 0; i < uc.nproc; i++) {
         sim.spawn("usemem-" + std::to_string(i), cpus[size_t(i)], [&, i] {
-            um.run_child(i, clock, start_b.get(), free_b.get());
+            um.run_child(i, clock, start_b, free_b.get());
         });
     }
     // A watchdog: a run that passes the time limit is a model bug or a hopeless scenario.

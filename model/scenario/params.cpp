@@ -146,7 +146,7 @@ Registry build()
     t.size(C::Workload, "workload.usemem.size", 1.0 * GiB, 0, 1e14, "usemem size: bytes mapped and written per process", "seed 000: usemem 1g");
     t.time(C::Workload, "workload.usemem.sleep", 10, 0, 86400, "usemem -s: sleep after writing, memory still mapped", "seed 000: usemem -s 10");
     t.flag(C::Workload, "workload.usemem.init_time", true, "usemem --init-time: time from just before fork", "seed 000: --init-time");
-    t.flag(C::Workload, "workload.usemem.sync_rw", false, "usemem -y: all tasks mmap, then start writing together", "usemem default off");
+    t.flag(C::Workload, "workload.usemem.sync_rw", false, "usemem -y: each task mmaps before, not after, the start rendezvous (mmap is not timed: the same run)", "usemem default off");
     t.flag(C::Workload, "workload.usemem.sync_free", false, "usemem -x: all tasks munmap together", "usemem default off");
     t.flag(C::Workload, "workload.usemem.anonymous", true, "usemem -O: MAP_PRIVATE|MAP_ANONYMOUS", "seed 000: -O");
     t.integer(C::Workload, "workload.usemem.repeat", "", 1, 1, 1000, "usemem -r: passes; later passes read back (verify) then rewrite each word", "usemem default 1");
@@ -212,6 +212,7 @@ Registry build()
     t.cycles("cost.zap.per_swap", 150, "free_swap_and_cache_nr per swap PTE outside locks", est);
     t.cycles("cost.exit.mm", 50000, "exit_mmap fixed part", est);
     t.nanos("cost.fork_ns", 100000, "fork() of one usemem child by the parent", "estimate: fork of a small process ~100 us");
+    t.nanos("cost.wakeup_ns", 1500, "the parent's wakeup of one child polling the start pipe (try_to_wake_up of an idle CPU's task)", "estimate: remote wakeup via the wakelist IPI costs the waker ~1-2 us");
     t.nanos("cost.lock.handoff_ns", 100, "qspinlock cache-line handoff when the lock is contended", "x86 cross-core cache-line transfer ~50-150 ns (range: 20-300 ns)", 20, 300);
     // Compressors on the usemem data pattern (each 8-byte word holds its index), per 4 KiB page.
     // Sizes are measured, not fitted; CPU costs are user-space library times x 1.3 (in-kernel
@@ -248,7 +249,7 @@ Registry build()
 
     // ---- simulation control ----
     t.size(C::Sim, "sim.write_chunk", 256 * KiB, 4096, 64 * MiB, "pages a task writes per simulated step when it owes no reclaim (accuracy vs speed)", "swapsim: halving it moves metrics < 2% (tests)");
-    t.real(C::Sim, "sim.fork_jitter", "", 0.5, 0, 0.99, "spread of each fork's duration around cost.fork_ns, drawn from `seed`: seeds sample the timing noise between real runs", "swapsim: fork of a small process varies by tens of percent");
+    t.real(C::Sim, "sim.fork_jitter", "", 0.5, 0, 0.99, "spread of each fork's and start wakeup's duration around cost.fork_ns and cost.wakeup_ns, drawn from `seed`: seeds sample the timing noise between real runs", "swapsim: fork of a small process varies by tens of percent");
     t.time(C::Sim, "sim.reclaim_slice", 2e-3, 1e-6, 1, "planned kernel time after which a task in reclaim or munmap runs it before going on (interleaves concurrent tasks)", "swapsim: bench/run_granularity.sh: from 0.25 to 4 ms the 64K column moves < 1%, the 2M column < 3% in throughput and < 1% in sys");
     t.time(C::Sim, "sim.time_limit", 3600, 1, 1e7, "abort the run if simulated time passes this", "swapsim");
 

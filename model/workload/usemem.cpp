@@ -20,13 +20,18 @@ constexpr uint64_t MISC_VMA_PAGES = 3;    // stack, heap, libc and ld.so data: s
 Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus) : k_(k), cfg_(cfg)
 {
     // The parent forks the children one after the other; each fork's duration varies.
+    // Then it wakes them, one after the other, from the start pipe's wait queue.
     std::mt19937_64 rng(cfg.seed);
-    double t = 0;
-    for (int i = 0; i < cfg.nproc; i++) {
+    auto jittered = [&](double cost) {
         double u = double(rng() >> 11) * 0x1.0p-52 - 1.0;   // [-1, 1), the same on every libc
-        t += cfg.fork_cost * (1.0 + cfg.fork_jitter * u);
-        fork_done_.push_back(t);
-    }
+        return cost * (1.0 + cfg.fork_jitter * u);
+    };
+    double t = 0;
+    for (int i = 0; i < cfg.nproc; i++)
+        fork_done_.push_back(t += jittered(cfg.fork_cost));
+    t = 0;
+    for (int i = 0; i < cfg.nproc; i++)
+        woken_after_.push_back(t += jittered(cfg.wakeup_cost));
     std::vector<int> allowed(cpus);
     std::sort(allowed.begin(), allowed.end());
     allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
@@ -85,7 +90,7 @@ void Usemem::touch_range(Ctx& c, int i, uint32_t vma, uint64_t first, uint64_t n
     (void)i;
 }
 
-void Usemem::run_child(int i, Clock& clk, Barrier* start_barrier, Barrier* free_barrier)
+void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_barrier)
 {
     UsememProc& pr = procs_[size_t(i)];
     Task& t = k_.task(pids_[size_t(i)]);
@@ -100,8 +105,9 @@ void Usemem::run_child(int i, Clock& clk, Barrier* start_barrier, Barrier* free_
     };
 
     touch_footprint(false);
-    if (start_barrier)   // ready(): poll() on the start pipe
-        c.block([&] { start_barrier->wait(); });
+    // ready(): poll() on the start pipe until the parent, having forked all, writes "GO".
+    c.block([&] { start_barrier.wait(); });
+    c.block_until(clk.now() + woken_after_[size_t(i)]);
     for (int rep = 0; rep < cfg_.repeat; rep++)   // later passes verify each word before rewriting it
         touch_range(c, i, VMA_MAIN, 0, pages, rep > 0, true);
     if (cfg_.read_again)

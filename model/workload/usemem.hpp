@@ -1,15 +1,17 @@
 // vm-scalability usemem: N processes, each writing its own private anonymous mapping.
 //
 // Models (usemem.c): the parent forks N children in sequence (start_time taken just before,
-// with --init-time); each child touches its small private footprint (stack, heap, libc data),
-// mmaps `size` bytes, optionally rendezvous (-y), writes every 8-byte word once in order
+// with --init-time); each child touches its small private footprint (stack, heap, libc data)
+// and waits in ready() until the parent has forked all and writes "GO" (with -y after its
+// mmap, without before: mmap is not timed), then writes every 8-byte word once in order
 // (do_rw_once), repeats with a verifying read first (-r), reads again (-Z), prints its
 // statistics (touching its footprint), sleeps (-s), optionally rendezvous (-x), and munmaps
 // (timing_free) then exits. Throughput is usemem's own: ((bytes * 10^6) >> 10) / usecs with
 // bytes = size/8 + size per pass, usecs from start_time.
 // Granularity: a task advances `write_chunk` bytes per simulated step, and breaks the step at
 // every fault that leaves memory.high debt (paid on return to user mode). The only random
-// input is the duration of each fork (seeded), so that seeds sample the run-to-run noise.
+// inputs are the durations of each fork and of each child's wakeup at "GO" (seeded), so that
+// seeds sample the run-to-run noise.
 // Leaves out: -R random access, -j steps, threads, file mappings.
 #pragma once
 
@@ -24,14 +26,15 @@ struct UsememConfig {
     int nproc = 1;
     uint64_t size = 1ull << 30;
     double sleep_s = 0;
-    bool sync_rw = false, sync_free = false;
+    bool sync_free = false;
     int repeat = 1;
     bool read_again = false;
     uint64_t misc_anon = 0;       // bytes of private footprint besides the mapping
     uint64_t write_chunk = 256 * 1024;
     double user_write_bw = 1e10;  // bytes/s of the write loop
     double fork_cost = 0;         // s per fork in the parent
-    double fork_jitter = 0;       // each fork takes fork_cost * (1 + fork_jitter * u), u in [-1, 1)
+    double wakeup_cost = 0;       // s per child the parent wakes at the start rendezvous
+    double fork_jitter = 0;       // each fork (wakeup) takes fork_cost (wakeup_cost) * (1 + fork_jitter * u), u in [-1, 1)
     uint64_t seed = 1;            // draws u
 };
 
@@ -58,8 +61,8 @@ class Usemem {
 public:
     Usemem(kernel::Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus);
 
-    // Body of child `i`; `start_barrier`/`free_barrier` may be null when not synchronised.
-    void run_child(int i, kernel::Clock& clk, Barrier* start_barrier, Barrier* free_barrier);
+    // Body of child `i`; `free_barrier` may be null when not synchronised (-x).
+    void run_child(int i, kernel::Clock& clk, Barrier& start_barrier, Barrier* free_barrier);
 
     const UsememConfig& cfg() const { return cfg_; }
     const std::vector<UsememProc>& procs() const { return procs_; }
@@ -75,6 +78,7 @@ private:
     std::vector<int> pids_;
     std::vector<UsememProc> procs_;
     std::vector<double> fork_done_;   // when the parent's fork of child i returns
+    std::vector<double> woken_after_; // from "GO" until child i runs
     int writes_done_ = 0;
     mm::MemcgStat at_writes_done_;
 };

@@ -130,6 +130,17 @@ TEST_CASE("run: kernel.zswap.entry_charge shows in memory.stat as kernel beyond 
     CHECK(m1["zswpout"].get<double>() > 1.1 * m0["zswpout"].get<double>());
 }
 
+TEST_CASE("run: usemem children start writing together, after the parent has forked them all", "[run]")
+{
+    // do_units() waits in ready() with or without -y; 16 forks of 100 ms, no memory pressure.
+    TempDir d;
+    json m = run_json({"--set", "cost.fork_ns=1e8", "--set", "sim.fork_jitter=0", "--set", "kernel.memcg.high=64G"}, d.path)["metrics"];
+    REQUIRE(m["zswpout"].get<double>() == 0);
+    // Each time runs from before the first fork: all writes end together, none before 1.6 s.
+    CHECK(m["throughput_kbps_max"].get<double>() < 1.01 * m["throughput_kbps_min"].get<double>());
+    CHECK(m["throughput_kbps_max"].get<double>() < 589824 / 1.6);   // 512M x 9/8 in KB
+}
+
 TEST_CASE("run: smt_shared_tasks counts the processes placed on a core with another", "[run]")
 {
     TempDir d;
