@@ -26,12 +26,15 @@ Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus)
         double u = double(rng() >> 11) * 0x1.0p-52 - 1.0;   // [-1, 1), the same on every libc
         return cost * (1.0 + cfg.fork_jitter * u);
     };
-    double t = 0;
-    for (int i = 0; i < cfg.nproc; i++)
-        fork_done_.push_back(t += jittered(cfg.fork_cost));
-    t = 0;
-    for (int i = 0; i < cfg.nproc; i++)
-        woken_after_.push_back(t += jittered(cfg.wakeup_cost));
+    auto one_after_another = [&](double cost) {
+        std::vector<double> done;
+        double t = 0;
+        for (int i = 0; i < cfg.nproc; i++)
+            done.push_back(t += jittered(cost));
+        return done;
+    };
+    fork_done_ = one_after_another(cfg.fork_cost);
+    woken_after_ = one_after_another(cfg.wakeup_cost);
     std::vector<int> allowed(cpus);
     std::sort(allowed.begin(), allowed.end());
     allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
