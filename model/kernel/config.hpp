@@ -66,6 +66,8 @@ struct Costs {
     double add_to_swap = 0;         // folio_alloc_swap + mem_cgroup_try_charge_swap, outside locks
     double si_lock_hold = 0;        // get_swap_pages / swap_entry_range_free section, fixed
     double si_lock_per_slot = 0;    // ... per slot scanned or freed
+    double si_alloc_per_range = 0;  // ... per cluster_alloc_range (an order-0 refill: per slot)
+    double si_free_per_range = 0;   // ... per swap_entry_range_free (from the cache: per slot)
     double swap_cache_add = 0;      // add_to_swap_cache section under xa_lock, fixed
     double swap_cache_del = 0;      // __delete_from_swap_cache section, fixed
     double swap_cache_per_page = 0; // per slot stored/erased

@@ -38,7 +38,8 @@ bool Kernel::add_to_swap(Ctx& c, folio_t f)
             swapfile_full_at = c.now();
         if (tr.took_si_lock)
             c.lock(swap_alloc_lock(off),
-                   cfg_.c.si_lock_hold + cfg_.c.si_lock_per_slot * (tr.slots_scanned + tr.refilled));
+                   cfg_.c.si_lock_hold + cfg_.c.si_lock_per_slot * (tr.slots_scanned + tr.refilled) +
+                       cfg_.c.si_alloc_per_range * tr.ranges);
     }
     if (!memcg.try_charge_swap(off != NO_SWAP, nr)) {
         if (off != NO_SWAP) {   // over memory.swap.max: give the slots back
@@ -70,7 +71,8 @@ void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
 {
     const Costs& k = cfg_.c;
     if (tr.took_si_lock)
-        c.lock(swap_alloc_lock(off), k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed);
+        c.lock(swap_alloc_lock(off),
+               k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed + k.si_free_per_range * tr.ranges);
     if (pending_invalidate_) {
         // zswap_invalidate of each freed slot: xa_erase, zs_free, list_lru_del, uncharge.
         unsigned n = pending_invalidate_;

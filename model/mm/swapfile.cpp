@@ -145,6 +145,8 @@ swp_offset_t SwapDevice::alloc_swap_scan_cluster(swp_offset_t offset, unsigned o
         if (!cluster_scan_range(ci, rel, nr))
             continue;
         cluster_alloc_range(ci, rel, order);
+        if (tr)
+            tr->ranges++;
         *found = start + rel;
         if (clusters_[ci].count == SWAPFILE_CLUSTER)
             return NO_SWAP;
@@ -226,6 +228,8 @@ swp_offset_t SwapDevice::alloc_order0(int cpu, SwapAllocTrace* tr)
     swp_offset_t off = file_free_.back();
     file_free_.pop_back();
     slots(off / SWAPFILE_CLUSTER).map[off % SWAPFILE_CLUSTER] = SWAP_HAS_CACHE;
+    if (tr)
+        tr->ranges++;
     inuse_++;
     return off;
 }
@@ -370,6 +374,7 @@ unsigned SwapDevice::free_if_unused(swp_offset_t off, unsigned nr, int cpu, Swap
         if (tr) {
             tr->took_si_lock = true;
             tr->slots_freed += nr;
+            tr->ranges++;
         }
         swap_entry_range_free(off, nr);
         return nr;
@@ -389,6 +394,7 @@ unsigned SwapDevice::free_if_unused(swp_offset_t off, unsigned nr, int cpu, Swap
             if (tr) {
                 tr->took_si_lock = true;
                 tr->slots_freed++;
+                tr->ranges++;
             }
             swap_entry_range_free(s, 1);
         }
@@ -406,6 +412,7 @@ void SwapDevice::flush_free_cache(int cpu, SwapFreeTrace* tr)
     if (tr) {
         tr->took_si_lock = true;
         tr->slots_freed += unsigned(p.ret.size());
+        tr->ranges += unsigned(p.ret.size());
     }
     for (swp_offset_t s : p.ret)
         swap_entry_range_free(s, 1);

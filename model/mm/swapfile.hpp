@@ -42,10 +42,12 @@ struct SwapAllocTrace {
     unsigned slots_scanned = 0;     // candidate runs tested by cluster_scan_range
     unsigned clusters_tried = 0;    // clusters alloc_swap_scan_cluster looked at
     unsigned refilled = 0;          // order-0 slots fetched into the slot cache
+    unsigned ranges = 0;            // cluster_alloc_range / swap_range_alloc calls
 };
 struct SwapFreeTrace {
     bool took_si_lock = false;      // swap_entry_range_free / swapcache_free_entries ran
     unsigned slots_freed = 0;       // slots returned to clusters
+    unsigned ranges = 0;            // swap_entry_range_free calls (one per entry from the cache)
 };
 
 class SwapDevice {

@@ -130,6 +130,8 @@ kernel::KConfig kernel_config(const Config& cfg)
     c.add_to_swap = cyc("cost.swap.add_to_swap");
     c.si_lock_hold = cyc("cost.swap.lock_hold");
     c.si_lock_per_slot = cyc("cost.swap.lock_per_slot");
+    c.si_alloc_per_range = cyc("cost.swap.alloc_per_range");
+    c.si_free_per_range = cyc("cost.swap.free_per_range");
     c.swap_cache_add = cyc("cost.swapcache.add");
     c.swap_cache_del = cyc("cost.swapcache.del");
     c.swap_cache_per_page = cyc("cost.swapcache.per_page");

@@ -187,6 +187,12 @@ Registry build()
     t.cycles("cost.swap.add_to_swap", 800, "folio_alloc_swap + mem_cgroup_try_charge_swap outside locks", est);
     t.cycles("cost.swap.lock_hold", 500, "get_swap_pages / swap_entry_range_free under si->lock, fixed", est);
     t.cycles("cost.swap.lock_per_slot", 20, "... per slot scanned, refilled or freed", est);
+    t.cycles("cost.swap.alloc_per_range", 250,
+             "... per range allocated (a slot-cache refill allocates its 64 slots one by one): cluster lock, swap_map, swap_range_alloc's atomic on nr_swap_pages",
+             "estimate from v6.12 cluster_alloc_range/swap_range_alloc: two cross-CPU cache lines (cluster, nr_swap_pages) at ~100 cycles each");
+    t.cycles("cost.swap.free_per_range", 1000,
+             "... per range freed (swapcache_free_entries frees its 64 slots one by one): cluster lock, mem_cgroup_uncharge_swap, swap_range_free's clear_shadow_from_swap_cache and nr_swap_pages atomic",
+             "estimate from v6.12 swap_entry_range_free: ~8 cache lines written by other CPUs (cluster, swap_cgroup and its ctrl->lock, memcg->swap counter and id ref, zeromap, swap cache xa_lock and node, nr_swap_pages) at 100-150 cycles each");
     t.cycles("cost.swapcache.add", 300, "add_to_swap_cache under xa_lock, fixed", est);
     t.cycles("cost.swapcache.del", 300, "__delete_from_swap_cache under xa_lock, fixed", est);
     t.cycles("cost.swapcache.per_page", 40, "per slot stored or erased in the swap cache", est);

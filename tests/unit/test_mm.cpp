@@ -172,6 +172,38 @@ TEST_CASE("swapfile: order-0 slots come from the per-CPU slot cache in SWAP_BATC
     CHECK_FALSE(sd.has_cache(first));
 }
 
+TEST_CASE("swapfile: si->lock work is counted in ranges: a refill and a return-cache flush are one per slot, a large folio one", "[swap]")
+{
+    SwapDevice sd(8 * SWAPFILE_CLUSTER, 2, true, 64);
+    SwapAllocTrace refill;
+    swp_offset_t s = sd.alloc(0, 0, &refill);
+    CHECK(refill.ranges == 64);   // scan_swap_map_slots: cluster_alloc_swap_entry per slot
+    SwapAllocTrace big;
+    swp_offset_t b = sd.alloc(1, 4, &big);
+    REQUIRE(b != NO_SWAP);
+    CHECK(big.ranges == 1);
+    // munmap of the 16 contiguous entries: __swap_entries_free frees them as one range.
+    sd.dup(b, 16);
+    sd.put_cache(b, 16, 1);
+    SwapFreeTrace bf;
+    sd.put_ref(b, 16, 1, &bf);
+    CHECK(bf.took_si_lock);
+    CHECK(bf.slots_freed == 16);
+    CHECK(bf.ranges == 1);
+    // Order-0 entries go through the return cache; swapcache_free_entries frees each alone.
+    SwapFreeTrace cf;
+    for (unsigned i = 0; i < 3; i++) {
+        swp_offset_t o = i ? sd.alloc(0, 0) : s;
+        sd.dup(o, 1);
+        sd.put_cache(o, 1, 0);
+        sd.put_ref(o, 1, 0, &cf);
+    }
+    CHECK(cf.ranges == 0);
+    sd.flush_free_cache(0, &cf);
+    CHECK(cf.slots_freed == 3);
+    CHECK(cf.ranges == 3);
+}
+
 TEST_CASE("swapfile: a higher-priority swap file takes order-0 slots first and blocks large ones until full", "[swap]")
 {
     // Device of 8 clusters, a file of 100 free slots after it, slot cache of 64 per refill.
