@@ -20,13 +20,15 @@ void usage(FILE* f)
 {
     std::fprintf(f,
         "usage: swapsim run SCENARIO.json [--out DIR] [--set key=value ...] [--params FILE ...]\n"
-        "                  [--no-builtin-params] [-v] [--cfg=SIMGRID_OPT ...] [--log=SIMGRID_LOG ...]\n"
+        "                  [--no-builtin-params] [--profile] [-v] [--cfg=SIMGRID_OPT ...] [--log=SIMGRID_LOG ...]\n"
         "\n"
         "Runs one simulation and prints its result table (rows: metrics; column: this scenario).\n"
         "  --out DIR             also write DIR/result.json (written to a temporary file, then renamed)\n"
         "  --set key=value       override one parameter (see `swapsim params`), e.g. --set kernel.memcg.high=30G\n"
         "  --params FILE         apply a parameter file {\"values\": {...}} (model costs only)\n"
         "  --no-builtin-params   use the registry's documented defaults, not the calibrated set\n"
+        "  --profile             also print sys time by model function (kernel names), spin apart, like\n"
+        "                        perf report; result.json gets sys_profile. The run is slower\n"
         "  -v                    verbose SimGrid logging\n");
 }
 
@@ -74,6 +76,8 @@ int cmd_run(int argc, char** argv)
             lo.param_files.push_back(need("--params"));
         } else if (a == "--no-builtin-params") {
             lo.builtin_params = false;
+        } else if (a == "--profile") {
+            ro.profile = true;
         } else if (a == "-v" || a == "--verbose") {
             ro.verbose = true;
         } else if (a.rfind("--cfg=", 0) == 0 || a.rfind("--log=", 0) == 0) {
@@ -106,6 +110,7 @@ int cmd_run(int argc, char** argv)
         text << f.rdbuf();
         nlohmann::json result = run::run_scenario(cfg, text.str(), ro);
         std::fputs(report::format_table(result).c_str(), stdout);
+        std::fputs(report::format_profile(result).c_str(), stdout);
         if (!out.empty())
             report::write_result(out, result);
     } catch (const scenario::InputError& e) {

@@ -10,7 +10,8 @@ using namespace mm;
 
 // ---------------------------------------------------------------- Ctx
 
-Ctx::Ctx(Kernel& kernel, Task& t, Clock& clk) : k(kernel), task(t), clk_(clk), base_(clk.now())
+Ctx::Ctx(Kernel& kernel, Task& t, Clock& clk)
+    : k(kernel), task(t), clk_(clk), base_(clk.now()), profiling_(kernel.profile)
 {
     if (!task.running)
         k.sched_wakeup(task);
@@ -22,16 +23,19 @@ Ctx::~Ctx()
         flush();
 }
 
-void Ctx::mem(double bytes, double rate, bool in_kernel)
+void Ctx::mem(double bytes, double rate, bool in_kernel, const char* fn)
 {
     double s = bytes / rate;
     pending_mem_bytes_ += bytes;
     pending_mem_s_ += s;
-    if (in_kernel)
+    if (in_kernel) {
         pending_mem_sys_s_ += s;
+        if (profiling_)
+            prof_.push_back({fn, s, Prof::Mem});
+    }
 }
 
-void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing)
+void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing, const char* fn)
 {
     if (n == 0)
         return;
@@ -40,8 +44,8 @@ void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing)
     double t = l.acquire(now(), hold, n, spacing, {task.pid, base_});
     double spin = std::max(0.0, t - n * hold);
     pending_spin_ += spin;
-    sys(t - spin);
-    busy_wait(spin);
+    sys(t - spin, fn);
+    spend_busy(spin, fn, true);
     if (!l.swept) {   // remember it for Kernel::prune_devices
         l.swept = true;
         k.busy_locks_.push_back(&l);
@@ -72,6 +76,10 @@ void Ctx::flush()
         double sys_share = (pending_sys_ - busy + task.stolen + pending_mem_sys_s_) / work;
         task.stime += wall * sys_share;
         task.utime += wall * (1 - sys_share);
+        if (profiling_)
+            profile_flush(wall / work, busy > 0);
+    } else if (profiling_) {
+        profile_flush(0, busy > 0);
     }
     if (busy > 0) {   // on CPU, but not an execution that shares the core
         clk_.sleep_until(clk_.now() + busy);
@@ -82,6 +90,21 @@ void Ctx::flush()
     pending_mem_bytes_ = pending_mem_s_ = pending_mem_sys_s_ = 0;
     base_ = clk_.now();
     k.prune_devices(base_);
+}
+
+// The planned sys time ran stretched by `scale` (wall over work: SMT sharing, a saturated
+// memory bus); busy-waits on a shared core ran unstretched beside it.
+void Ctx::profile_flush(double scale, bool busy_apart)
+{
+    static const char* const kShootdown = "flush_tlb_func (shootdown IPI from a reclaimer)";
+    for (const Prof& p : prof_) {
+        bool busy = p.kind == Prof::Busy || p.kind == Prof::Spin;
+        double s = busy && busy_apart ? p.s : p.s * scale;
+        (p.kind == Prof::Spin ? k.spin_profile : k.sys_profile)[p.fn] += s;
+    }
+    if (task.stolen > 0)
+        k.sys_profile[kShootdown] += task.stolen * scale;
+    prof_.clear();
 }
 
 void Ctx::block_until(double t)

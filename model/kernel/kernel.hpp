@@ -18,6 +18,7 @@
 #include <memory>
 #include <queue>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "hw/blockdev.hpp"
@@ -103,17 +104,25 @@ public:
 
     double now() const { return base_ + pending_ + pending_mem_s_; }   // planned time of the code now running
     double planned() const { return pending_ + pending_mem_s_; }       // not yet run
-    void sys(double s) { pending_ += s; pending_sys_ += s; }
+    // `fn`: the calling function, for the sys-time profile (swapsim run --profile).
+    void sys(double s, const char* fn = __builtin_FUNCTION())
+    {
+        pending_ += s;
+        pending_sys_ += s;
+        if (profiling_)
+            prof_.push_back({fn, s, Prof::Cpu});
+    }
     void user(double s) { pending_ += s; pending_user_ += s; }
     // Busy-waiting (MCS spin on a contended lock, polling an IAA completion record): sys time
     // on the CPU, but cpu_relax() (PAUSE) leaves the core to its SMT sibling, and the wait ends
     // with the event awaited, however the core is shared.
-    void busy_wait(double s) { pending_ += s; pending_sys_ += s; pending_busy_ += s; }
+    void busy_wait(double s, const char* fn = __builtin_FUNCTION()) { spend_busy(s, fn, false); }
     // Memory-bound work (clearing, the write loop): `bytes` at `rate` bytes/s per core.
-    void mem(double bytes, double rate, bool in_kernel);
+    void mem(double bytes, double rate, bool in_kernel, const char* fn = __builtin_FUNCTION());
     // `n` acquisitions of a spinlock held `hold` each, `spacing` of other work between them
     // (accounted by the caller): spin + hold as sys time.
-    void lock(hw::Lock& l, double hold, unsigned n = 1, double spacing = 0);
+    void lock(hw::Lock& l, double hold, unsigned n = 1, double spacing = 0,
+              const char* fn = __builtin_FUNCTION());
     // Time to run the planned time (cond_resched in a long kernel loop): `slice` of it has
     // built up, or an eighth of it spinning. The second keeps a spinner on a saturated lock
     // from planning far ahead of the others (hw::Lock queues their turns in MCS order).
@@ -131,6 +140,24 @@ private:
     double base_;
     double pending_ = 0, pending_sys_ = 0, pending_user_ = 0, pending_spin_ = 0, pending_busy_ = 0;
     double pending_mem_bytes_ = 0, pending_mem_s_ = 0, pending_mem_sys_s_ = 0;
+    // Sys time by caller since the last flush, scaled at the flush to the task's stime.
+    struct Prof {
+        enum Kind : uint8_t { Cpu, Busy, Spin, Mem };
+        const char* fn;
+        double s;
+        Kind kind;
+    };
+    bool profiling_;
+    std::vector<Prof> prof_;
+    void profile_flush(double scale, bool busy_apart);
+    void spend_busy(double s, const char* fn, bool spin)
+    {
+        pending_ += s;
+        pending_sys_ += s;
+        pending_busy_ += s;
+        if (profiling_)
+            prof_.push_back({fn, s, spin ? Prof::Spin : Prof::Busy});
+    }
 };
 
 struct ScanControl {
@@ -204,6 +231,10 @@ public:
     // Longest a lock acquisition was planned ahead of the engine's clock: locks keep 4 ms of
     // history, so the contention they report is exact only while this stays well below it.
     double max_plan_ahead = 0;
+    // swapsim run --profile: stime by the model function that spent it (its spin on a lock
+    // apart), and the IRQ work of TLB shootdowns. Off by default (it slows the run).
+    bool profile = false;
+    std::unordered_map<const char*, double> sys_profile, spin_profile;
     // Named locks with their contention statistics, for result.json.
     std::vector<std::pair<std::string, const hw::LockStats*>> lock_stats() const;
     // Page conservation and memcg accounting. Returns "" if consistent, else the first violation.

@@ -72,7 +72,8 @@ void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
     const Costs& k = cfg_.c;
     if (tr.took_si_lock)
         c.lock(swap_alloc_lock(off),
-               k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed + k.si_free_per_range * tr.ranges);
+               k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed + k.si_free_per_range * tr.ranges, 1, 0,
+               "swap_entry_range_free");
     if (pending_invalidate_) {
         // zswap_invalidate of each freed slot: xa_erase, zs_free, list_lru_del, uncharge.
         unsigned n = pending_invalidate_;
@@ -80,11 +81,12 @@ void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
         hw::Lock& tree = zswap_tree_lock(off);
         hw::Lock& cls = zs_class_lock_[zpool.class_index(std::max<unsigned>(cfg_.comp.comp_len, 1))];
         hw::Lock& lru = list_lru_lock_[size_t(node_of_cpu(c.task.cpu))];
+        static const char* const fn = "zswap_invalidate";
         for (unsigned i = 0; i < n; i++) {
-            c.sys(k.zswap_invalidate_page);
-            c.lock(tree, k.zswap_tree_hold);
-            c.lock(cls, k.zs_free_hold());
-            c.lock(lru, k.list_lru_hold);
+            c.sys(k.zswap_invalidate_page, fn);
+            c.lock(tree, k.zswap_tree_hold, 1, 0, fn);
+            c.lock(cls, k.zs_free_hold(), 1, 0, fn);
+            c.lock(lru, k.list_lru_hold, 1, 0, fn);
         }
     }
 }

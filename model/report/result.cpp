@@ -93,6 +93,49 @@ int smt_shared_tasks(const hw::Topology& t, const std::vector<workload::UsememPr
 
 }  // namespace
 
+// stime by the model function that spent it, its spin on locks apart; heaviest first. The
+// functions carry their kernel names (shrink_folio_list, zswap_store, ...).
+// Model helpers that price a kernel function under another name.
+std::string kernel_name(const std::string& fn)
+{
+    static const std::map<std::string, std::string> names = {
+        {"account_charge", "try_charge_memcg"},
+        {"exit_mmap_vma", "zap_pte_range"},
+        {"flush_plug", "submit_bio"},
+        {"free_folio", "free_unref_folios"},
+        {"iaa_compress_batch", "iaa_comp_acompress"},
+        {"iaa_decompress", "iaa_comp_adecompress"},
+        {"iaa_wait", "check_completion (iaa_crypto)"},
+        {"lru_add", "lru_add_fn"},
+        {"pte_alloc", "__pte_alloc"},
+        {"read_swap_cache_async", "__read_swap_cache_async"},
+        {"release_folio", "folios_put_refs"},
+        {"swap_cache_del", "__delete_from_swap_cache"},
+        {"swap_cache_insert", "add_to_swap_cache"},
+        {"tlb_flush_dirty", "try_to_unmap_flush_dirty"},
+        {"zone_lock_pcp", "rmqueue_bulk / free_pcppages_bulk"},
+    };
+    auto it = names.find(fn);
+    return it == names.end() ? fn : it->second;
+}
+
+json sys_profile(const kernel::Kernel& k)
+{
+    std::map<std::string, std::pair<double, double>> by;   // name -> (work, spin)
+    for (const auto& [fn, s] : k.sys_profile)
+        by[kernel_name(fn)].first += s;
+    for (const auto& [fn, s] : k.spin_profile)
+        by[kernel_name(fn)].second += s;
+    std::vector<std::pair<std::string, std::pair<double, double>>> v(by.begin(), by.end());
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+        return a.second.first + a.second.second > b.second.first + b.second.second;
+    });
+    json rows = json::array();
+    for (const auto& [fn, ws] : v)
+        rows.push_back({{"function", fn}, {"sys_s", ws.first + ws.second}, {"spin_s", ws.second}});
+    return rows;
+}
+
 json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
                   const workload::Usemem& um, double wall_s)
 {
@@ -213,6 +256,8 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
         locks.push_back({{"lock", name}, {"acquisitions", st->acquisitions}, {"contended", st->contended},
                          {"hold_s", st->hold_s}, {"spin_s", st->spin_s}});
     r["locks"] = locks;
+    if (k.profile)
+        r["sys_profile"] = sys_profile(k);
     r["simulation"] = {{"max_lock_plan_ahead_us", 1e6 * k.max_plan_ahead}};
     r["effective_config"] = cfg.effective();
 
@@ -327,6 +372,26 @@ void write_result(const std::string& dir, const json& doc)
         std::remove(tmp.c_str());
         throw std::runtime_error(final_path + ": cannot rename into place: " + e);
     }
+}
+
+std::string format_profile(const json& result)
+{
+    if (!result.contains("sys_profile"))
+        return "";
+    double total = 0;
+    for (const auto& row : result["sys_profile"])
+        total += row["sys_s"].get<double>();
+    std::string out = fmt::format("\n# sys time by model function ({:.2f} s of {:.2f} s sys; spin: waiting on a spinlock)\n",
+                                  total, result["metrics"]["sys_s"].get<double>());
+    out += fmt::format("{:>8} {:>10} {:>10}  {}\n", "share", "sys (s)", "spin (s)", "function");
+    for (const auto& row : result["sys_profile"]) {
+        double s = row["sys_s"].get<double>();
+        if (s < 0.0005 * total)
+            continue;
+        out += fmt::format("{:>7.2f}% {:>10.2f} {:>10.2f}  {}\n", total > 0 ? 100 * s / total : 0.0, s,
+                           row["spin_s"].get<double>(), row["function"].get<std::string>());
+    }
+    return out;
 }
 
 }  // namespace swapsim::report

@@ -27,6 +27,8 @@ std::vector<Row> rows_for(const nlohmann::json& result);
 std::string format_number(double v, Row::Fmt f);
 // Rows are metrics, the column is this scenario (the seeds' layout).
 std::string format_table(const nlohmann::json& result);
+// `swapsim run --profile`: the sys_profile rows as a perf-report-like table ("" without one).
+std::string format_profile(const nlohmann::json& result);
 
 // Write `doc` to DIR/result.json through a temporary file and rename (no partial output).
 // Throws std::runtime_error naming the path on failure.

@@ -217,6 +217,7 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     engine::Sim sim(&argc, argv.data(), ps, opt.verbose);
 
     kernel::Kernel k(kc);
+    k.profile = opt.profile;
     workload::UsememConfig uc;
     uc.nproc = int(cfg.i("workload.usemem.nproc"));
     uc.size = uint64_t(cfg.num("workload.usemem.size")) / mm::PAGE_SIZE * mm::PAGE_SIZE;

@@ -16,6 +16,7 @@ struct RunOptions {
     std::vector<std::string> simgrid_args;   // --cfg=... / --log=... passed through
     bool verbose = false;
     bool check_invariants = true;
+    bool profile = false;   // result.json gets sys_profile (stime by model function)
 };
 
 // Typed kernel configuration and costs from a scenario.

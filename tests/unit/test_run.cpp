@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -77,6 +78,36 @@ TEST_CASE("run: the same scenario and seed give a byte-identical result.json but
     // And the run did something: memory.high was enforced through zswap.
     CHECK(ra["metrics"]["zswpout"].get<double>() > 100000);
     CHECK(ra["metrics"]["memcg_high"].get<double>() > 1000);
+}
+
+TEST_CASE("run: --profile splits the same sys time by model function, changing nothing else", "[run]")
+{
+    TempDir a, b;
+    json plain = run_json({}, a.path), prof = run_json({"--profile"}, b.path);
+    REQUIRE(prof.contains("sys_profile"));
+    CHECK_FALSE(plain.contains("sys_profile"));
+    CHECK(plain["metrics"].dump() == prof["metrics"].dump());
+    CHECK(plain["per_process"].dump() == prof["per_process"].dump());
+    // The rows add up to the tasks' stime, each spin within its row, heaviest first.
+    double total = 0, last = 1e30;
+    std::map<std::string, double> by;
+    for (const auto& row : prof["sys_profile"]) {
+        double s = row["sys_s"].get<double>();
+        CHECK(row["spin_s"].get<double>() >= 0);
+        CHECK(row["spin_s"].get<double>() <= s * (1 + 1e-9));
+        CHECK(s <= last);
+        last = s;
+        total += s;
+        by[row["function"].get<std::string>()] = s;
+    }
+    double sys = prof["metrics"]["sys_s"].get<double>();
+    CHECK(std::abs(total - sys) < 1e-6 * sys);
+    // medium.json swaps 64K folios to zswap: compression dominates; faults and reclaim show.
+    REQUIRE(by.count("zswap_store"));
+    CHECK(by["zswap_store"] > 0.3 * sys);
+    CHECK(by.count("do_anonymous_page"));
+    CHECK(by.count("shrink_folio_list"));
+    CHECK(by.count("try_to_free_mem_cgroup_pages"));
 }
 
 TEST_CASE("run: memory.stat when the writes are done adds up: every page resident or in zswap, the charge is anon + kernel + stocks", "[run]")
