@@ -7,7 +7,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 
 #include <openssl/evp.h>
 #include <sys/resource.h>
@@ -91,10 +94,6 @@ int smt_shared_tasks(const hw::Topology& t, const std::vector<workload::UsememPr
     return n;
 }
 
-}  // namespace
-
-// stime by the model function that spent it, its spin on locks apart; heaviest first. The
-// functions carry their kernel names (shrink_folio_list, zswap_store, ...).
 // Model helpers that price a kernel function under another name.
 std::string kernel_name(const std::string& fn)
 {
@@ -119,13 +118,27 @@ std::string kernel_name(const std::string& fn)
     return it == names.end() ? fn : it->second;
 }
 
+// stime by the kernel function that spent it, its spin on locks apart; heaviest first. The
+// kernel's tables are keyed by string address, which differs between runs: the terms are
+// summed in an order set by name and value only, so the result stays byte-identical.
 json sys_profile(const kernel::Kernel& k)
 {
-    std::map<std::string, std::pair<double, double>> by;   // name -> (work, spin)
+    struct Term {
+        std::string name;
+        double s;
+        bool spin;
+    };
+    std::vector<Term> terms;
     for (const auto& [fn, s] : k.sys_profile)
-        by[kernel_name(fn)].first += s;
+        terms.push_back({kernel_name(fn), s, false});
     for (const auto& [fn, s] : k.spin_profile)
-        by[kernel_name(fn)].second += s;
+        terms.push_back({kernel_name(fn), s, true});
+    std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) {
+        return std::tie(a.name, a.spin, a.s) < std::tie(b.name, b.spin, b.s);
+    });
+    std::map<std::string, std::pair<double, double>> by;   // name -> (work, spin)
+    for (const Term& t : terms)
+        (t.spin ? by[t.name].second : by[t.name].first) += t.s;
     std::vector<std::pair<std::string, std::pair<double, double>>> v(by.begin(), by.end());
     std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
         return a.second.first + a.second.second > b.second.first + b.second.second;
@@ -135,6 +148,8 @@ json sys_profile(const kernel::Kernel& k)
         rows.push_back({{"function", fn}, {"sys_s", ws.first + ws.second}, {"spin_s", ws.second}});
     return rows;
 }
+
+}  // namespace
 
 json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
                   const workload::Usemem& um, double wall_s)
