@@ -2,6 +2,8 @@
 // hand-computable cases, counters the mechanisms decide, and the end-of-test invariants.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "kernel/kernel.hpp"
 
 using namespace swapsim;
@@ -433,4 +435,44 @@ TEST_CASE("ctx: a contended lock's spin is busy-waiting: sys time, but no work f
     b.flush();
     CHECK(w.clk.slept == Approx(2e-6));
     CHECK(w.k.task(pid2).stime > 5e-6 + 1e-6);   // its hold and the spin behind A
+}
+
+TEST_CASE("si->lock: a slot-cache refill holds it per slot allocated, munmap per run of contiguous entries freed", "[kernel][timed]")
+{
+    // 4K folios into a 1 MiB memory.high cgroup. The same run with and without the per-range
+    // costs: the lock's hold time differs by alloc_per_range for every slot the refills took
+    // (64 a refill, one range each) and by free_per_range for every run of contiguous swap
+    // entries within a cluster that exit_mmap frees (__swap_entries_free: one range).
+    auto run = [](double alloc_range, double free_range) {
+        KConfig cfg = zswap_high_config();
+        cfg.mthp_orders = {};
+        cfg.c.si_alloc_per_range = alloc_range;
+        cfg.c.si_free_per_range = free_range;
+        World w(cfg, 1024);
+        Ctx c(w.k, w.task(), w.clk);
+        w.write(c, 1024);
+        const auto& pte = w.k.mms[w.mm].vmas[w.vma].pte;
+        uint64_t runs = 0;
+        for (size_t i = 0; i < pte.size(); i++)
+            if (pte_swap(pte[i]) && (i == 0 || !pte_swap(pte[i - 1]) || pte_offset(pte[i]) != pte_offset(pte[i - 1]) + 1 ||
+                                     pte_offset(pte[i]) % mm::SWAPFILE_CLUSTER == 0))
+                runs++;
+        uint64_t refilled = w.k.swap->inuse_pages();   // every slot a refill took is in use or cached
+        w.k.exit_mmap(c, w.mm);
+        c.flush();
+        double hold = 0;
+        for (auto& [name, st] : w.k.lock_stats())
+            if (name.rfind("si->lock", 0) == 0)
+                hold = st->hold_s;
+        return std::make_tuple(hold, refilled, runs, w.k.vm[mm::ZSWPOUT]);
+    };
+    auto [h0, refilled, runs, stored] = run(0, 0);
+    auto [h1, refilled1, runs1, stored1] = run(3e-7, 5e-7);
+    REQUIRE(stored > 512);
+    REQUIRE(runs >= 2);   // at least the cluster boundary
+    CHECK(refilled % 64 == 0);
+    CHECK(refilled >= stored);
+    CHECK(stored1 == stored);
+    CHECK(runs1 == runs);
+    CHECK(h1 - h0 == Approx(3e-7 * double(refilled) + 5e-7 * double(runs)).epsilon(1e-9));
 }
