@@ -60,6 +60,7 @@ void Ctx::flush()
     const double busy = k.core_shared(task) ? pending_busy_ : 0;
     double cpu = (pending_ - busy > 1e-12 * pending_ ? pending_ - busy : 0) + task.stolen;
     double work = cpu + pending_mem_s_;
+    double stretch = 0;   // wall over work
     if (work > 0) {
         double t0 = clk_.now();
         if (pending_mem_s_ > 0 && cpu <= pending_mem_s_) {
@@ -76,11 +77,10 @@ void Ctx::flush()
         double sys_share = (pending_sys_ - busy + task.stolen + pending_mem_sys_s_) / work;
         task.stime += wall * sys_share;
         task.utime += wall * (1 - sys_share);
-        if (profiling_)
-            profile_flush(wall / work, busy > 0);
-    } else if (profiling_) {
-        profile_flush(0, busy > 0);
+        stretch = wall / work;
     }
+    if (profiling_)
+        profile_flush(stretch, busy > 0);
     if (busy > 0) {   // on CPU, but not an execution that shares the core
         clk_.sleep_until(clk_.now() + busy);
         task.stime += busy;

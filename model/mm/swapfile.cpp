@@ -371,11 +371,8 @@ unsigned SwapDevice::free_if_unused(swp_offset_t off, unsigned nr, int cpu, Swap
         if (sd.map[base + i])
             all = false;
     if (nr > 1 && all) {   // put_swap_folio of a whole large-folio range
-        if (tr) {
-            tr->took_si_lock = true;
-            tr->slots_freed += nr;
-            tr->ranges++;
-        }
+        if (tr)
+            tr->freed(nr, 1);
         swap_entry_range_free(off, nr);
         return nr;
     }
@@ -391,11 +388,8 @@ unsigned SwapDevice::free_if_unused(swp_offset_t off, unsigned nr, int cpu, Swap
             if (p.ret.size() >= swap_batch_)
                 flush_free_cache(cpu, tr);
         } else {
-            if (tr) {
-                tr->took_si_lock = true;
-                tr->slots_freed++;
-                tr->ranges++;
-            }
+            if (tr)
+                tr->freed(1, 1);
             swap_entry_range_free(s, 1);
         }
         freed++;
@@ -409,11 +403,8 @@ void SwapDevice::flush_free_cache(int cpu, SwapFreeTrace* tr)
     if (p.ret.empty())
         return;
     std::sort(p.ret.begin(), p.ret.end());   // swapcache_free_entries sorts by swap type/offset
-    if (tr) {
-        tr->took_si_lock = true;
-        tr->slots_freed += unsigned(p.ret.size());
-        tr->ranges += unsigned(p.ret.size());
-    }
+    if (tr)   // one swap_entry_range_free per entry
+        tr->freed(unsigned(p.ret.size()), unsigned(p.ret.size()));
     for (swp_offset_t s : p.ret)
         swap_entry_range_free(s, 1);
     p.ret.clear();

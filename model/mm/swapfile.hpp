@@ -48,6 +48,12 @@ struct SwapFreeTrace {
     bool took_si_lock = false;      // swap_entry_range_free / swapcache_free_entries ran
     unsigned slots_freed = 0;       // slots returned to clusters
     unsigned ranges = 0;            // swap_entry_range_free calls (one per entry from the cache)
+    void freed(unsigned slots, unsigned nr_ranges)
+    {
+        took_si_lock = true;
+        slots_freed += slots;
+        ranges += nr_ranges;
+    }
 };
 
 class SwapDevice {
