@@ -121,10 +121,6 @@ Progress stderr_progress(const std::string& what)
     };
 }
 
-namespace {
-
-// Scenario files that set the same machine, kernel and workload are one simulation: the key
-// is the file without its name, description and sources (the path itself if it does not parse).
 std::string content_key(const std::string& path)
 {
     std::ifstream f(path);
@@ -135,8 +131,6 @@ std::string content_key(const std::string& path)
         j.erase(k);
     return j.dump();
 }
-
-}  // namespace
 
 json merge_runs(const std::vector<json>& runs)
 {
@@ -168,6 +162,27 @@ json merge_runs(const std::vector<json>& runs)
         out["distribution"]["throughput_kbps"] = report::distribution(tps);
     out["runs"] = {{"seeds", seeds}, {"min", lo}, {"max", hi}};
     return out;
+}
+
+int spawn_run(const std::vector<std::string>& args, const std::string& err_path)
+{
+    std::vector<std::string> a = {"/proc/self/exe"};
+    a.insert(a.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& x : a)
+        argv.push_back(x.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        throw std::runtime_error("cannot start a simulation process");
+    return int(pid);
 }
 
 std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenarios,
@@ -211,28 +226,14 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
     size_t next = 0, done = 0;
     jobs = std::max(1, jobs);
     auto start = [&](size_t i) {
-        std::vector<std::string> args = {"/proc/self/exe", "run", files[todo[i].group], "--out",
+        std::vector<std::string> args = {"run", files[todo[i].group], "--out",
                                          (tmp / std::to_string(i)).string()};
         args.insert(args.end(), run_args.begin(), run_args.end());
         if (runs > 1) {
             args.push_back("--set");
             args.push_back("seed=" + std::to_string(todo[i].run + 1));
         }
-        std::vector<char*> argv;
-        for (auto& a : args)
-            argv.push_back(a.data());
-        argv.push_back(nullptr);
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-        std::string err = (tmp / (std::to_string(i) + ".err")).string();
-        posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        pid_t pid;
-        int rc = posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), environ);
-        posix_spawn_file_actions_destroy(&fa);
-        if (rc != 0)
-            throw std::runtime_error("cannot start a simulation process");
+        int pid = spawn_run(args, (tmp / (std::to_string(i) + ".err")).string());
         running.push_back({pid, i});
     };
     if (progress)

@@ -50,10 +50,16 @@ inline int exit_status(const std::exception& e)
     auto* f = dynamic_cast<const RunFailure*>(&e);
     return f ? f->status : 1;
 }
+// Scenario files that set the same machine, kernel and workload are one simulation: the key
+// is the file without its name, description and sources (the path itself if it does not parse).
+std::string content_key(const std::string& path);
 // Run each scenario as `swapsim run SCENARIO --out DIR run_args...` in a child process, `jobs`
 // at a time. Scenario files that differ only in name, description and sources run once.
 // With runs > 1, each runs with seeds 1..runs and the results are merged (merge_runs).
 // Returns result.json by scenario; throws RunFailure naming the scenario that failed.
+// `swapsim ARGS...` (this binary) in a child process: stdin and stdout /dev/null, stderr to
+// err_path. Returns its pid; throws if it cannot start.
+int spawn_run(const std::vector<std::string>& args, const std::string& err_path);
 using Progress = std::function<void(size_t done, size_t total)>;
 std::map<std::string, nlohmann::json> run_scenarios(const std::vector<std::string>& scenarios,
                                                     const std::vector<std::string>& run_args, int jobs,

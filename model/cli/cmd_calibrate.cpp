@@ -47,7 +47,21 @@ void usage(FILE* f)
         "cells, then reports the error on the validation tables. TABLE is a table id of the targets\n"
         "file (e.g. zswap-mthp-v7/case1-64k). The output holds the fitted values, the training and\n"
         "validation error per metric, the iterations and this command line; it is a --params file.\n"
-        "  --runs N   evaluate each scenario as the mean of seeds 1..N (default 1)\n");
+        "  --train TABLE...      tables whose cells the fit minimises (sum of squared log errors)\n"
+        "  --validate TABLE...   tables only reported at the end, to see how the fit generalises\n"
+        "  --out FILE            the fitted parameter file (--params FILE for run, compare, sweep)\n"
+        "  --free PARAM...       the costs to fit (default: every cost `swapsim params` marks fit_default);\n"
+        "                        each may move within [start/8, start*8] and its registry range\n"
+        "  --weights m=w,...     the metrics of the objective and their weights (default\n"
+        "                        throughput_kbps=1,elapsed_s=1,sys_s=1; any metric of `swapsim metrics`)\n"
+        "  --start FILE          a parameter file to start from (default: the registry's documented defaults)\n"
+        "  --max-evals N         stop after N evaluations of the training tables (default 150)\n"
+        "  -j N                  simulations at a time (default: one per CPU)\n"
+        "  --runs N              evaluate each scenario as the mean of seeds 1..N (default 1)\n"
+        "  --published FILE      the tables to fit (seed-tables.json schema, e.g. your own measurements)\n"
+        "  --targets FILE        which scenario reproduces which table column (default calibration/targets.json)\n"
+        "  --resume              replay FILE.cache, the evaluations a stopped run of the same command\n"
+        "                        already made (the optimiser is deterministic), and go on from there\n");
 }
 
 std::string key_of(const std::vector<double>& v)

@@ -12,6 +12,7 @@
 #include "calibrate/tables.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/jobs.hpp"
 #include "report/result.hpp"
 
 namespace swapsim { const char* git_commit(); }
@@ -28,16 +29,28 @@ void usage(FILE* f)
     std::fprintf(f,
         "usage: swapsim compare [TABLE_ID ...|--all] [--params FILE] [--no-builtin-params] [--set PARAM=VALUE ...]\n"
         "                       [-j N] [--runs N] [--json] [--targets FILE] [--published FILE] [--results DIR]\n"
-        "                       [--no-write]\n"
+        "                       [--no-write] [--out DIR --job-list FILE]\n"
         "\n"
         "Runs the scenarios of calibration/targets.json (one child process each, N at a time) and prints\n"
         "each table in its seed's layout: published / model (relative error) per cell, the published\n"
         "changes next to the model's (a differing sign is flagged), and the per-process throughput\n"
         "distribution. Writes results/<table>.md and, with --all, results/summary.{json,md}.\n"
+        "  TABLE_ID ...       tables of the targets file, e.g. zswap-mthp-v7/case1-64k\n"
+        "  --all              every table of the targets file; also writes results/summary.{json,md}\n"
+        "  --params FILE      a parameter set (e.g. calibrate --out) on top of the builtin calibrated set\n"
+        "  --no-builtin-params  start from the registry's documented defaults instead of the calibrated set\n"
         "  --set PARAM=VALUE  a what-if on every run, on top of the parameter set (as `swapsim run --set`)\n"
+        "  -j N               simulations at a time (default: one per CPU)\n"
         "  --runs N           each column is the mean of seeds 1..N, as the seeds average 3 runs (default 3)\n"
         "  --published FILE   compare against FILE (seed-tables.json schema, e.g. your own measurements)\n"
-        "  --json             print one JSON object per cell: {table, column, metric, published, model, rel_error}\n");
+        "  --json             print one JSON object per cell: {table, column, metric, published, model, rel_error}\n"
+        "  --results DIR      write the tables and summary under DIR instead of results/\n"
+        "  --no-write         write nothing, print only\n"
+        "  --targets FILE     which scenario reproduces which table column (default calibration/targets.json)\n"
+        "  --out DIR          with --job-list: the folder of the runs' result.json files and index.json\n"
+        "  --job-list FILE    with --out DIR: run nothing; write one `swapsim run ... --out` line per simulation\n"
+        "                     to FILE and DIR/index.json; run the lines (GNU parallel, a Slurm array), then\n"
+        "                     `swapsim collect DIR` prints and writes what compare would\n");
 }
 
 }  // namespace
@@ -46,7 +59,7 @@ int cmd_compare(int argc, char** argv)
 {
     std::vector<std::string> tables_wanted, run_args;
     std::string targets_path = "calibration/targets.json", published = "calibration/published/seed-tables.json";
-    std::string results_dir = "results";
+    std::string results_dir = "results", out_dir, job_list;
     bool all = false, as_json = false, write = true;
     int jobs = default_jobs(), runs = 3;
     for (int i = 1; i < argc; i++) {
@@ -80,6 +93,10 @@ int cmd_compare(int argc, char** argv)
                 published = need();
             } else if (a == "--results") {
                 results_dir = need();
+            } else if (a == "--out") {
+                out_dir = need();
+            } else if (a == "--job-list") {
+                job_list = need();
             } else if (!a.empty() && a[0] == '-') {
                 std::fprintf(stderr, "swapsim compare: unknown option '%s' (see swapsim compare --help)\n", a.c_str());
                 return 2;
@@ -93,6 +110,10 @@ int cmd_compare(int argc, char** argv)
     }
     if (!all && tables_wanted.empty()) {
         usage(stderr);
+        return 2;
+    }
+    if (job_list.empty() != out_dir.empty()) {
+        std::fprintf(stderr, "swapsim compare: --job-list FILE and --out DIR go together\n");
         return 2;
     }
     std::vector<calibrate::Target> targets;
@@ -121,6 +142,23 @@ int cmd_compare(int argc, char** argv)
             use.push_back(t);
             scenarios.push_back(t.scenario);
         }
+    json index = {{"swapsim", "compare"},
+                  {"runs", runs},
+                  {"compare",
+                   {{"targets", targets_path}, {"published", published}, {"tables", selected}, {"all", all},
+                    {"json", as_json}, {"write", write}, {"results_dir", results_dir}, {"run_args", run_args}}}};
+    if (!job_list.empty()) {
+        try {
+            index["results"] = write_job_list(job_list, out_dir, scenarios, run_args, runs);
+            write_index(out_dir, index);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "swapsim compare: %s\n", e.what());
+            return 2;
+        }
+        std::fprintf(stderr, "swapsim compare: wrote the simulations to %s; run them (e.g. `parallel < %s`), then "
+                             "`swapsim collect %s`\n", job_list.c_str(), job_list.c_str(), out_dir.c_str());
+        return 0;
+    }
     std::map<std::string, json> results;
     try {
         results = calibrate::run_scenarios(scenarios, run_args, jobs, calibrate::stderr_progress("compare"), runs);
@@ -128,16 +166,42 @@ int cmd_compare(int argc, char** argv)
         std::fprintf(stderr, "swapsim compare: %s\n", e.what());
         return calibrate::exit_status(e);
     }
+    return compare_report(index, results);
+}
+
+int compare_report(const json& index, const std::map<std::string, json>& results)
+{
+    const json& c = index.at("compare");
+    std::string targets_path = c.at("targets"), published = c.at("published"), results_dir = c.at("results_dir");
+    std::set<std::string> selected = c.at("tables").get<std::set<std::string>>();
+    bool all = c.at("all"), as_json = c.at("json"), write = c.at("write");
+    int runs = index.at("runs");
+    std::vector<std::string> run_args = c.at("run_args").get<std::vector<std::string>>();
+    std::vector<calibrate::Target> targets, use;
+    std::map<std::string, calibrate::Table> tables;
+    try {
+        targets = calibrate::load_targets(targets_path);
+        tables = calibrate::load_tables(published);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "swapsim compare: %s\n", e.what());
+        return 2;
+    }
+    for (const auto& t : targets)
+        if (selected.count(t.table))
+            use.push_back(t);
     std::vector<calibrate::Cell> cells = calibrate::make_cells(use, tables, results);
-    if (as_json) {
-        json arr = json::array();
-        for (const auto& c : cells)
-            arr.push_back({{"table", c.table}, {"column", c.column}, {"metric", c.metric},
-                           {"published", c.published ? json(*c.published) : json(nullptr)},
-                           {"model", c.model ? json(*c.model) : json(nullptr)},
-                           {"rel_error", c.rel_error ? json(*c.rel_error) : json(nullptr)},
-                           {"run_spread", c.spread ? json(*c.spread) : json(nullptr)}});
+    json arr = json::array();
+    for (const auto& c : cells)
+        arr.push_back({{"table", c.table}, {"column", c.column}, {"metric", c.metric},
+                       {"published", c.published ? json(*c.published) : json(nullptr)},
+                       {"model", c.model ? json(*c.model) : json(nullptr)},
+                       {"rel_error", c.rel_error ? json(*c.rel_error) : json(nullptr)},
+                       {"run_spread", c.spread ? json(*c.spread) : json(nullptr)}});
+    if (as_json)
         std::printf("%s\n", arr.dump(2).c_str());
+    if (write && all) {   // every cell, for tools/plot_results.py
+        fs::create_directories(results_dir);
+        std::ofstream(fs::path(results_dir) / "cells.json") << arr.dump(1) << "\n";
     }
     int matches = 0, total = 0;
     json summary = calibrate::summarize(cells);

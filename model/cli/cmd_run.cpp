@@ -1,12 +1,18 @@
-// swapsim run SCENARIO.json [--out DIR] [--set key=value ...] [--params FILE ...] [-v]
+// swapsim run SCENARIO.json [--baseline B.json] [--out DIR] [--set key=value ...] [--params FILE ...]
+//             [--trace FILE [--trace-step S]] [--profile] [-v]
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
+#include "calibrate/tables.hpp"
+#include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "report/result.hpp"
 #include "run/run.hpp"
@@ -14,28 +20,39 @@
 
 namespace swapsim::cli {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 void usage(FILE* f)
 {
     std::fprintf(f,
-        "usage: swapsim run SCENARIO.json [--out DIR] [--set key=value ...] [--params FILE ...]\n"
-        "                  [--no-builtin-params] [--profile] [-v] [--cfg=SIMGRID_OPT ...] [--log=SIMGRID_LOG ...]\n"
+        "usage: swapsim run SCENARIO.json [--baseline B.json] [--out DIR] [--set key=value ...] [--params FILE ...]\n"
+        "                  [--no-builtin-params] [--trace FILE [--trace-step S]] [--profile] [-v]\n"
+        "                  [--cfg=SIMGRID_OPT ...] [--log=SIMGRID_LOG ...]\n"
         "\n"
-        "Runs one simulation and prints its result table (rows: metrics; column: this scenario).\n"
-        "  --out DIR             also write DIR/result.json (written to a temporary file, then renamed)\n"
+        "Runs one simulation and prints its result table (rows: result.json's metric names; column:\n"
+        "this scenario, with the --set values under its name).\n"
+        "  --baseline B.json     also run B.json (in a second process, at the same time; without the --set\n"
+        "                        values) and print both columns and the change, as the seeds' \"Change wrt\n"
+        "                        Baseline\". The what-if of a scenario: run S.json --set ... --baseline S.json\n"
+        "  --out DIR             also write DIR/result.json (written to a temporary file, then renamed);\n"
+        "                        with --baseline, the baseline's goes to DIR/baseline/result.json\n"
         "  --set key=value       override one parameter (see `swapsim params`), e.g. --set kernel.memcg.high=30G\n"
         "  --params FILE         apply a parameter file {\"values\": {...}} (model costs only)\n"
         "  --no-builtin-params   use the registry's documented defaults, not the calibrated set\n"
+        "  --trace FILE          write a CSV time series: memcg usage and memory.high, swap-out rate, tasks in\n"
+        "                        reclaim and throttled, I/O wait, lock spin, IAA and SSD queue depth\n"
+        "  --trace-step S        its step in simulated seconds (default 0.1)\n"
         "  --profile             also print sys time by model function (kernel names), spin apart, like\n"
         "                        perf report; result.json gets sys_profile. The run is slower\n"
-        "  -v                    verbose SimGrid logging\n");
+        "  -v                    verbose SimGrid logging\n"
+        "On a terminal, stderr shows the simulated time against sim.time_limit while it runs.\n");
 }
 
 // The output folder must be writable before a long run starts.
 std::string check_out_dir(const std::string& dir)
 {
-    namespace fs = std::filesystem;
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec)
@@ -53,51 +70,76 @@ std::string check_out_dir(const std::string& dir)
 
 int cmd_run(int argc, char** argv)
 {
-    std::string path, out;
-    scenario::LoadOptions lo;
+    std::string path, out, baseline;
+    scenario::LoadOptions lo, base_lo;
     run::RunOptions ro;
-    for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
-        auto need = [&](const char* opt) -> std::string {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "swapsim run: %s needs a value\n", opt);
-                std::exit(2);
+    std::vector<std::string> base_args;   // the baseline's: --params, --no-builtin-params
+    try {
+        for (int i = 1; i < argc; i++) {
+            std::string a = argv[i];
+            auto need = [&] { return option_value(argc, argv, i); };
+            if (a == "-h" || a == "--help") {
+                usage(stdout);
+                return 0;
+            } else if (a == "--out") {
+                out = need();
+            } else if (a == "--baseline") {
+                baseline = need();
+            } else if (a == "--set") {
+                lo.sets.push_back(need());
+            } else if (a == "--params") {
+                lo.param_files.push_back(need());
+                base_lo.param_files.push_back(lo.param_files.back());
+                base_args.insert(base_args.end(), {"--params", lo.param_files.back()});
+            } else if (a == "--no-builtin-params") {
+                lo.builtin_params = base_lo.builtin_params = false;
+                base_args.push_back(a);
+            } else if (a == "--trace") {
+                ro.trace = need();
+            } else if (a == "--trace-step") {
+                std::string v = need();
+                char* end = nullptr;
+                ro.trace_step = std::strtod(v.c_str(), &end);
+                if (end == v.c_str() || *end || !(ro.trace_step >= 1e-4 && ro.trace_step <= 1e4))
+                    throw std::invalid_argument("--trace-step: expected simulated seconds from 0.0001 to 10000, got '" +
+                                                v + "'");
+            } else if (a == "--profile") {
+                ro.profile = true;
+            } else if (a == "-v" || a == "--verbose") {
+                ro.verbose = true;
+            } else if (a.rfind("--cfg=", 0) == 0 || a.rfind("--log=", 0) == 0) {
+                ro.simgrid_args.push_back(a);
+            } else if (!a.empty() && a[0] == '-') {
+                throw std::invalid_argument("unknown option '" + a + "' (see swapsim run --help)");
+            } else if (path.empty()) {
+                path = a;
+            } else {
+                throw std::invalid_argument("one scenario per run (got '" + path + "' and '" + a + "')");
             }
-            return argv[++i];
-        };
-        if (a == "-h" || a == "--help") {
-            usage(stdout);
-            return 0;
-        } else if (a == "--out") {
-            out = need("--out");
-        } else if (a == "--set") {
-            lo.sets.push_back(need("--set"));
-        } else if (a == "--params") {
-            lo.param_files.push_back(need("--params"));
-        } else if (a == "--no-builtin-params") {
-            lo.builtin_params = false;
-        } else if (a == "--profile") {
-            ro.profile = true;
-        } else if (a == "-v" || a == "--verbose") {
-            ro.verbose = true;
-        } else if (a.rfind("--cfg=", 0) == 0 || a.rfind("--log=", 0) == 0) {
-            ro.simgrid_args.push_back(a);
-        } else if (!a.empty() && a[0] == '-') {
-            std::fprintf(stderr, "swapsim run: unknown option '%s' (see swapsim run --help)\n", a.c_str());
-            return 2;
-        } else if (path.empty()) {
-            path = a;
-        } else {
-            std::fprintf(stderr, "swapsim run: one scenario per run (got '%s' and '%s')\n", path.c_str(), a.c_str());
-            return 2;
         }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "swapsim run: %s\n", e.what());
+        return 2;
     }
     if (path.empty()) {
         usage(stderr);
         return 2;
     }
+    ro.progress = ::isatty(2) && !ro.verbose;
+    std::string tmp;
+    pid_t child = -1;
+    auto reap = [&] {
+        if (child > 0) {
+            ::kill(child, SIGTERM);
+            ::waitpid(child, nullptr, 0);
+        }
+        if (!tmp.empty())
+            fs::remove_all(tmp);
+    };
     try {
         scenario::Config cfg = scenario::load_scenario(path, lo);
+        if (!baseline.empty())
+            scenario::load_scenario(baseline, base_lo);   // bad input before anything runs
         if (!out.empty()) {
             std::string bad = check_out_dir(out);
             if (!bad.empty()) {
@@ -105,21 +147,56 @@ int cmd_run(int argc, char** argv)
                 return 2;
             }
         }
+        if (!ro.trace.empty() && !std::ofstream(ro.trace, std::ios::app)) {
+            std::fprintf(stderr, "%s: cannot write the trace: %s\n", ro.trace.c_str(), std::strerror(errno));
+            return 2;
+        }
+        if (!baseline.empty()) {
+            std::string tmpl = (fs::temp_directory_path() / "swapsim_baseline.XXXXXX").string();
+            if (!::mkdtemp(tmpl.data()))
+                throw std::runtime_error("cannot create a temporary directory");
+            tmp = tmpl;
+            std::vector<std::string> args = {"run", baseline, "--out", tmp + "/b"};
+            args.insert(args.end(), base_args.begin(), base_args.end());
+            child = calibrate::spawn_run(args, tmp + "/b.err");
+        }
         std::ifstream f(path);
         std::stringstream text;
         text << f.rdbuf();
         nlohmann::json result = run::run_scenario(cfg, text.str(), ro);
-        std::fputs(report::format_table(result).c_str(), stdout);
+        if (baseline.empty()) {
+            std::fputs(report::format_table(result).c_str(), stdout);
+        } else {
+            int st = 0;
+            ::waitpid(child, &st, 0);
+            child = -1;
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                std::ifstream e(tmp + "/b.err");
+                std::string line;
+                std::getline(e, line);
+                std::fprintf(stderr, "swapsim run: baseline %s: %s\n", baseline.c_str(),
+                             line.empty() ? "simulation failed" : line.c_str());
+                reap();
+                return WIFEXITED(st) && WEXITSTATUS(st) == 2 ? 2 : 1;
+            }
+            nlohmann::json base = nlohmann::json::parse(std::ifstream(tmp + "/b/result.json"));
+            std::fputs(report::format_table({&base, &result}, true).c_str(), stdout);
+            if (!out.empty())
+                report::write_result(out + "/baseline", base);
+        }
         std::fputs(report::format_profile(result).c_str(), stdout);
         if (!out.empty())
             report::write_result(out, result);
     } catch (const scenario::InputError& e) {
         std::fprintf(stderr, "%s\n", e.what());
+        reap();
         return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim run: %s: %s\n", path.c_str(), e.what());
+        reap();
         return 1;
     }
+    reap();
     return 0;
 }
 

@@ -1,21 +1,27 @@
-// swapsim sweep SCENARIO.json --vary key=v1,v2,... [--vary ...] [--show path,...] [-j N] [--json]
+// swapsim sweep SCENARIO.json --vary key=v1,v2,... [--vary ...] [--show path,...] [--runs N]
+//                [--out DIR [--job-list FILE]] [-j N] [--csv|--json]
 //
 // Runs the scenario once per point of the grid of --vary values (each run a child process),
 // and prints one row per point with the values asked for by --show: metric names
 // (throughput_kbps) or dotted paths into result.json (devices.iaa.mean_queue_wait_us).
+// With --job-list it runs nothing: it writes the simulations as shell lines and the index
+// that `swapsim collect DIR` reads.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "calibrate/tables.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/jobs.hpp"
+#include "report/metrics.hpp"
 #include "report/result.hpp"
+#include "scenario/registry.hpp"
 
 namespace swapsim::cli {
 
@@ -27,12 +33,23 @@ namespace {
 void usage(FILE* f)
 {
     std::fprintf(f,
-        "usage: swapsim sweep SCENARIO.json --vary key=v1,v2,... [--vary ...] [--show path,...] [-j N] [--json]\n"
-        "                     [--set key=value ...] [--params FILE]\n"
+        "usage: swapsim sweep SCENARIO.json --vary key=v1,v2,... [--vary ...] [--show path,...] [--runs N]\n"
+        "                     [--out DIR [--job-list FILE]] [-j N] [--csv | --json]\n"
+        "                     [--set key=value ...] [--params FILE] [--no-builtin-params]\n"
         "\n"
         "Runs SCENARIO at every point of the grid of --vary values (one child process each, N at a\n"
-        "time) and prints a table: one row per point, one column per --show value. --show takes\n"
-        "metric names or dotted paths into result.json (default: throughput_kbps,elapsed_s,sys_s).\n");
+        "time) and prints a table: one row per point, one column per --show value.\n"
+        "  --vary key=v1,v2,...  a parameter (see `swapsim params`) and its values; several --vary make a grid\n"
+        "  --show a,b,...        metric names (see `swapsim metrics`) or dotted paths into result.json\n"
+        "                        (devices.iaa.mean_queue_wait_us); default throughput_kbps,elapsed_s,sys_s.\n"
+        "                        Unknown names are refused before anything runs\n"
+        "  --runs N              each point is the mean of seeds 1..N (default 1: the scenario's seed)\n"
+        "  --out DIR             keep DIR/points/pointI.json, DIR/pointI/result.json per point and\n"
+        "                        DIR/index.json (what `swapsim collect DIR` reads)\n"
+        "  --job-list FILE       run nothing: write one `swapsim run ... --out` line per simulation to FILE\n"
+        "                        (needs --out), e.g. `parallel -j 8 < FILE`, then `swapsim collect DIR`\n"
+        "  --csv, --json         the table as CSV or as a JSON array, instead of markdown\n"
+        "  --set, --params, --no-builtin-params   as for `swapsim run`, applied to every point\n");
 }
 
 std::optional<double> lookup(const json& r, const std::string& path)
@@ -48,15 +65,118 @@ std::optional<double> lookup(const json& r, const std::string& path)
     return j->is_number() ? std::optional<double>(j->get<double>()) : std::nullopt;
 }
 
+// "" if `s` can name a value of result.json, else why not.
+std::string check_show(const std::string& s)
+{
+    static const char* const sections[] = {"metrics", "distribution", "devices", "locks", "simulation",
+                                           "effective_config", "provenance", "wall_clock", "sys_profile"};
+    if (s.find('.') == std::string::npos)
+        return report::find_metric_doc(s) ? "" : "--show: unknown metric '" + s + "' (see `swapsim metrics`)";
+    std::string top = s.substr(0, s.find('.'));
+    for (const char* t : sections)
+        if (top == t)
+            return "";
+    return "--show: '" + s + "' is not a path into result.json (its sections: metrics, distribution, devices, locks, "
+                             "simulation, effective_config, provenance)";
+}
+
+// A scenario file for each grid point: the base scenario with the --vary values set.
+json point_scenario(const json& base, const std::vector<std::pair<std::string, std::vector<std::string>>>& vary,
+                    const std::vector<std::string>& values)
+{
+    json s = base;
+    s.erase("$schema");
+    for (size_t k = 0; k < vary.size(); k++) {
+        json* node = &s;
+        std::vector<std::string> parts = split(vary[k].first, '.');
+        for (size_t p = 0; p + 1 < parts.size(); p++) {
+            if (!node->contains(parts[p]) || !(*node)[parts[p]].is_object())
+                (*node)[parts[p]] = json::object();
+            node = &(*node)[parts[p]];
+        }
+        json v = json::parse(values[k], nullptr, false);
+        (*node)[parts.back()] = v.is_discarded() ? json(values[k]) : v;
+        if (s.contains("sources"))
+            s["sources"][vary[k].first] = "swapsim sweep --vary";
+    }
+    return s;
+}
+
+std::string csv_field(const std::string& s)
+{
+    if (s.find_first_of(",\"\n") == std::string::npos)
+        return s;
+    std::string q = "\"";
+    for (char c : s)
+        q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
 }  // namespace
+
+std::string sweep_table(const json& index, const std::map<std::string, json>& results, TableFormat f)
+{
+    const json& sw = index.at("sweep");
+    std::vector<std::string> keys, show = sw.at("show").get<std::vector<std::string>>();
+    for (const auto& v : sw.at("vary"))
+        keys.push_back(v.at("key").get<std::string>());
+    std::string out;
+    json arr = json::array();
+    if (f == TableFormat::Markdown) {
+        std::string header = "|", rule = "|";
+        for (const auto& k : keys)
+            header += " " + k + " |";
+        for (const auto& s : show)
+            header += " " + s + " |";
+        for (size_t i = 0; i < keys.size() + show.size(); i++)
+            rule += "---|";
+        out += header + "\n" + rule + "\n";
+    } else if (f == TableFormat::Csv) {
+        std::string line;
+        for (const auto& k : keys)
+            line += (line.empty() ? "" : ",") + csv_field(k);
+        for (const auto& s : show)
+            line += "," + csv_field(s);
+        out += line + "\n";
+    }
+    for (const auto& p : sw.at("points")) {
+        const json& r = results.at(p.at("key").get<std::string>());
+        std::vector<std::string> values = p.at("values").get<std::vector<std::string>>();
+        json row;
+        std::string md = "|", csv;
+        for (size_t k = 0; k < keys.size(); k++) {
+            row[keys[k]] = values[k];
+            md += " " + values[k] + " |";
+            csv += (k ? "," : "") + csv_field(values[k]);
+        }
+        for (const auto& s : show) {
+            auto v = lookup(r, s);
+            row[s] = v ? json(*v) : json(nullptr);
+            bool secs = s.size() > 2 && s.compare(s.size() - 2, 2, "_s") == 0;
+            md += " " + (v ? (secs || std::fabs(*v) < 100 ? fmt::format("{:.2f}", *v)
+                                                          : report::format_number(*v, report::Row::Count))
+                           : std::string("n/a")) + " |";
+            csv += "," + (v ? fmt::format("{}", *v) : std::string());
+        }
+        arr.push_back(row);
+        if (f == TableFormat::Markdown)
+            out += md + "\n";
+        else if (f == TableFormat::Csv)
+            out += csv + "\n";
+    }
+    if (f == TableFormat::Json)
+        out = arr.dump(2) + "\n";
+    return out;
+}
 
 int cmd_sweep(int argc, char** argv)
 {
-    std::string scenario;
+    std::string scenario, out_dir, job_list;
     std::vector<std::pair<std::string, std::vector<std::string>>> vary;
     std::vector<std::string> show = {"throughput_kbps", "elapsed_s", "sys_s"}, base_args;
-    int jobs = default_jobs();
-    bool as_json = false;
+    int jobs = default_jobs(), runs = 1;
+    TableFormat format = TableFormat::Markdown;
+    scenario::LoadOptions lo;
     try {
         for (int i = 1; i < argc; i++) {
             std::string a = argv[i];
@@ -75,10 +195,22 @@ int cmd_sweep(int argc, char** argv)
             } else if (a == "--set" || a == "--params") {
                 base_args.push_back(a);
                 base_args.push_back(need());
+                (a == "--set" ? lo.sets : lo.param_files).push_back(base_args.back());
+            } else if (a == "--no-builtin-params") {
+                base_args.push_back(a);
+                lo.builtin_params = false;
             } else if (a == "-j") {
                 jobs = int_arg(a, need(), 1, 256);
+            } else if (a == "--runs") {
+                runs = int_arg(a, need(), 1, 100);
+            } else if (a == "--out") {
+                out_dir = need();
+            } else if (a == "--job-list") {
+                job_list = need();
             } else if (a == "--json") {
-                as_json = true;
+                format = TableFormat::Json;
+            } else if (a == "--csv") {
+                format = TableFormat::Csv;
             } else if (!a.empty() && a[0] == '-') {
                 throw std::invalid_argument("unknown option '" + a + "' (see swapsim sweep --help)");
             } else if (scenario.empty()) {
@@ -89,6 +221,13 @@ int cmd_sweep(int argc, char** argv)
         }
         if (scenario.empty() || vary.empty())
             throw std::invalid_argument("a scenario and at least one --vary are required (see swapsim sweep --help)");
+        if (!job_list.empty() && out_dir.empty())
+            throw std::invalid_argument("--job-list needs --out DIR (where the runs write their result.json)");
+        if (show.empty())
+            throw std::invalid_argument("--show: no metric given");
+        for (const auto& s : show)
+            if (std::string bad = check_show(s); !bad.empty())
+                throw std::invalid_argument(bad);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
         return 2;
@@ -105,91 +244,100 @@ int cmd_sweep(int argc, char** argv)
             }
         points = next;
     }
-    // Each point is a scenario file of its own (the base scenario with the --vary values set),
-    // so run_scenarios can run them in parallel.
-    std::string tmpl = (fs::temp_directory_path() / "swapsim_sweep.XXXXXX").string();
-    fs::path tmp = ::mkdtemp(tmpl.data());
-    std::vector<std::string> files;
     json base;
-    try {
+    {
         std::ifstream f(scenario);
-        if (!f)
-            throw std::runtime_error(scenario + ": cannot read");
-        base = json::parse(f);
-    } catch (const std::exception& e) {
+        if (!f) {
+            std::fprintf(stderr, "%s: cannot read\n", scenario.c_str());
+            return 2;
+        }
+        base = json::parse(f, nullptr, false);
+        if (base.is_discarded() || !base.is_object()) {
+            std::fprintf(stderr, "%s: not a JSON object (see swapsim validate)\n", scenario.c_str());
+            return 2;
+        }
+    }
+    bool keep = !out_dir.empty();
+    fs::path dir;
+    if (keep) {
+        dir = out_dir;
+    } else {
+        std::string tmpl = (fs::temp_directory_path() / "swapsim_sweep.XXXXXX").string();
+        dir = ::mkdtemp(tmpl.data());
+    }
+    auto cleanup = [&] {
+        if (!keep)
+            fs::remove_all(dir);
+    };
+    json index = {{"swapsim", "sweep"}, {"runs", runs}};
+    json& sw = index["sweep"];
+    sw["scenario"] = scenario;
+    sw["vary"] = json::array();
+    for (const auto& [key, values] : vary)
+        sw["vary"].push_back({{"key", key}, {"values", values}});
+    sw["show"] = show;
+    sw["run_args"] = base_args;
+    sw["points"] = json::array();
+    std::vector<std::string> files, keys;
+    try {
+        fs::create_directories(dir / "points");
+        for (size_t i = 0; i < points.size(); i++) {
+            std::string key = fmt::format("points/point{}.json", i);
+            std::string file = (dir / key).string();
+            std::ofstream(file) << point_scenario(base, vary, points[i]).dump(2) << "\n";
+            // Every point must load before anything runs (a bad --vary value, one line).
+            scenario::load_scenario(file, lo);
+            files.push_back(file);
+            keys.push_back(key);
+            sw["points"].push_back({{"key", key}, {"values", points[i]}});
+        }
+    } catch (const scenario::InputError& e) {
         std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
-        fs::remove_all(tmp);
+        cleanup();
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "swapsim sweep: %s: %s\n", dir.c_str(), e.what());
+        cleanup();
         return 2;
     }
-    std::string schema_dir = fs::absolute(fs::path(scenario)).parent_path().string();
-    for (size_t i = 0; i < points.size(); i++) {
-        json s = base;
-        s.erase("$schema");
-        for (size_t k = 0; k < vary.size(); k++) {
-            json* node = &s;
-            std::vector<std::string> parts = split(vary[k].first, '.');
-            for (size_t p = 0; p + 1 < parts.size(); p++) {
-                if (!node->contains(parts[p]) || !(*node)[parts[p]].is_object())
-                    (*node)[parts[p]] = json::object();
-                node = &(*node)[parts[p]];
-            }
-            json v;
-            try {
-                v = json::parse(points[i][k]);
-            } catch (...) {
-                v = points[i][k];
-            }
-            (*node)[parts.back()] = v;
-            if (s.contains("sources"))
-                s["sources"][vary[k].first] = "swapsim sweep --vary";
+    std::map<std::string, json> by_key;
+    if (!job_list.empty()) {
+        try {
+            json listed = write_job_list(job_list, dir.string(), files, base_args, runs);
+            index["results"] = json::object();
+            for (size_t i = 0; i < files.size(); i++)
+                index["results"][keys[i]] = listed.at(files[i]);
+            write_index(dir.string(), index);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
+            return 2;
         }
-        fs::path p = tmp / fmt::format("point{}.json", i);
-        std::ofstream(p) << s.dump(2);
-        files.push_back(p.string());
+        std::fprintf(stderr, "swapsim sweep: wrote %zu simulations to %s; run them (e.g. `parallel < %s`), then "
+                             "`swapsim collect %s`\n",
+                     size_t(std::count(std::istreambuf_iterator<char>(std::ifstream(job_list).rdbuf()), {}, '\n')),
+                     job_list.c_str(), job_list.c_str(), dir.c_str());
+        return 0;
     }
     std::map<std::string, json> results;
     try {
-        results = calibrate::run_scenarios(files, base_args, jobs, calibrate::stderr_progress("sweep"));
+        results = calibrate::run_scenarios(files, base_args, jobs, calibrate::stderr_progress("sweep"), runs);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
-        fs::remove_all(tmp);
+        cleanup();
         return calibrate::exit_status(e);
     }
-    fs::remove_all(tmp);
-    json arr = json::array();
-    std::string header = "|";
-    for (const auto& [key, values] : vary)
-        header += " " + key + " |";
-    for (const auto& s : show)
-        header += " " + s + " |";
-    if (!as_json) {
-        std::printf("%s\n|", header.c_str());
-        for (size_t i = 0; i < vary.size() + show.size(); i++)
-            std::printf("---|");
-        std::printf("\n");
+    index["results"] = json::object();
+    for (size_t i = 0; i < files.size(); i++) {
+        by_key[keys[i]] = results.at(files[i]);
+        std::string rel = fmt::format("point{}", i);
+        index["results"][keys[i]] = json::array({rel});
+        if (keep)
+            report::write_result((dir / rel).string(), by_key[keys[i]]);
     }
-    for (size_t i = 0; i < points.size(); i++) {
-        const json& r = results.at(files[i]);
-        json row;
-        std::string line = "|";
-        for (size_t k = 0; k < vary.size(); k++) {
-            row[vary[k].first] = points[i][k];
-            line += " " + points[i][k] + " |";
-        }
-        for (const auto& s : show) {
-            auto v = lookup(r, s);
-            row[s] = v ? json(*v) : json(nullptr);
-            bool secs = s.size() > 2 && s.compare(s.size() - 2, 2, "_s") == 0;
-            line += " " + (v ? (secs || std::fabs(*v) < 100 ? fmt::format("{:.2f}", *v)
-                                                            : report::format_number(*v, report::Row::Count))
-                             : std::string("n/a")) + " |";
-        }
-        arr.push_back(row);
-        if (!as_json)
-            std::printf("%s\n", line.c_str());
-    }
-    if (as_json)
-        std::printf("%s\n", arr.dump(2).c_str());
+    if (keep)
+        write_index(dir.string(), index);
+    cleanup();
+    std::fputs(sweep_table(index, by_key, format).c_str(), stdout);
     return 0;
 }
 

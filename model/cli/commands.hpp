@@ -10,5 +10,7 @@ int cmd_schema(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
 int cmd_calibrate(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
+int cmd_metrics(int argc, char** argv);
+int cmd_collect(int argc, char** argv);
 
 }  // namespace swapsim::cli

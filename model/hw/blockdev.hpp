@@ -39,6 +39,7 @@ public:
     uint64_t requests() const { return requests_; }
     double busy_s() const { return medium_.busy_s(); }
     const WaitHistogram& queue_waits() const { return medium_.waits(); }
+    double queue_wait_s() const { return medium_.wait_s(); }   // summed over requests
 
 private:
     BlockDevParams p_;

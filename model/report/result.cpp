@@ -286,7 +286,12 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
         if (d.cat == scenario::Category::Cost)
             fitted[d.name] = cfg.value(d.name);
     }
+    json sets = json::array();   // the what-if: --set values on top of the scenario
+    for (const auto& d : cfg.reg().all())
+        if (cfg.origin(d.name) == "--set")
+            sets.push_back(d.name + "=" + cfg.show(d.name));
     r["provenance"] = {{"program", "swapsim"},
+                       {"sets", sets},
                        {"version", version()},
                        {"git_commit", git_commit()},
                        {"simgrid", engine::Sim::simgrid_version()},
@@ -351,18 +356,68 @@ std::string format_number(double v, Row::Fmt f)
     return (v < 0 ? "-" : "") + out;
 }
 
-std::string format_table(const json& result)
+std::string format_table(const json& result) { return format_table(std::vector<const json*>{&result}, false); }
+
+std::string format_table(const std::vector<const json*>& cols, bool change)
 {
-    const std::string line(79, '-');
-    std::string name = result.value("scenario", std::string());
-    std::string out = line + "\n" + fmt::format("{:<32}{:>20}\n", "swapsim", name.empty() ? "model" : name) + line + "\n";
-    for (const Row& r : rows_for(result)) {
-        const json& m = result["metrics"];
-        if (!m.contains(r.metric))
-            continue;
-        out += fmt::format("{:<32}{:>20}\n", r.label, format_number(m[r.metric].get<double>(), r.fmt));
+    // Header: the scenario's name, then the --set values applied to it, one a line.
+    std::vector<std::vector<std::string>> head;
+    size_t width = 16, lines = 1;
+    for (size_t c = 0; c < cols.size(); c++) {
+        std::string name = cols[c]->value("scenario", std::string());
+        std::vector<std::string> h = {(name.empty() ? "model" : name) + (change && c == 0 ? " (baseline)" : "")};
+        if (cols[c]->contains("provenance") && (*cols[c])["provenance"].contains("sets"))
+            for (const auto& s : (*cols[c])["provenance"]["sets"])
+                h.push_back(s.get<std::string>());
+        for (const auto& l : h)
+            width = std::max(width, l.size() + 2);
+        lines = std::max(lines, h.size());
+        head.push_back(h);
     }
-    return out + line + "\n";
+    const size_t label_w = 34, change_w = 10;
+    const std::string line(label_w + width * cols.size() + (change ? change_w : 0), '-');
+    std::string out = line + "\n";
+    for (size_t l = 0; l < lines; l++) {
+        std::string row = fmt::format("{:<{}}", l == 0 ? "swapsim" : "", label_w);
+        for (const auto& h : head)
+            row += fmt::format("{:>{}}", l < h.size() ? h[l] : "", width);
+        if (change && l == 0)
+            row += fmt::format("{:>{}}", "change", change_w);
+        out += row + "\n";
+    }
+    out += line + "\n";
+    const json& first = (*cols.back())["metrics"];
+    for (const Row& r : rows_for(*cols.back())) {
+        if (!first.contains(r.metric))
+            continue;
+        std::string row = fmt::format("{:<{}}", r.metric, label_w);
+        for (const json* c : cols) {
+            const json& m = (*c)["metrics"];
+            row += fmt::format("{:>{}}", m.contains(r.metric) ? format_number(m[r.metric].get<double>(), r.fmt) : "n/a",
+                               width);
+        }
+        if (change && cols.size() == 2) {
+            const json& b = (*cols[0])["metrics"];
+            std::string ch;
+            if (b.contains(r.metric)) {
+                double vb = b[r.metric].get<double>(), vn = first[r.metric].get<double>();
+                bool better_up = r.fmt == Row::Rate, time = r.fmt == Row::Seconds;
+                if (vb != 0) {
+                    double d = better_up ? (vn - vb) / vb : time ? (vb - vn) / vb : (vn - vb) / vb;
+                    ch = fmt::format("{:+.1f}%", 100 * d);
+                } else {
+                    ch = vn == 0 ? "0" : "n/a";
+                }
+            }
+            row += fmt::format("{:>{}}", ch, change_w);
+        }
+        out += row + "\n";
+    }
+    out += line + "\n";
+    if (change)
+        out += "change: as the seeds' \"Change wrt Baseline\", + is better for throughput and times\n"
+               "((new - base) / base for KB/s, (base - new) / base for seconds); (new - base) / base for counts\n";
+    return out;
 }
 
 void write_result(const std::string& dir, const json& doc)

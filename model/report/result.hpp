@@ -27,6 +27,9 @@ std::vector<Row> rows_for(const nlohmann::json& result);
 std::string format_number(double v, Row::Fmt f);
 // Rows are metrics, the column is this scenario (the seeds' layout).
 std::string format_table(const nlohmann::json& result);
+// Several columns (--set values under each name); with `change`, cols = {baseline, new} and a
+// change column as the seeds' "Change wrt Baseline".
+std::string format_table(const std::vector<const nlohmann::json*>& cols, bool change);
 // `swapsim run --profile`: the sys_profile rows as a perf-report-like table ("" without one).
 std::string format_profile(const nlohmann::json& result);
 

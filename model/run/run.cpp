@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 
@@ -13,6 +14,7 @@
 #include "engine/sim.hpp"
 #include "kernel/kernel.hpp"
 #include "report/result.hpp"
+#include "run/trace.hpp"
 #include "workload/usemem.hpp"
 
 namespace swapsim::run {
@@ -257,7 +259,39 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
                                              cfg.show("sim.time_limit"), uc.nproc, cfg.show("kernel.memcg.high"),
                                              cfg.show("workload.usemem.size")));
     });
+    // Observers: they only read state, so the run is the same with them.
+    std::unique_ptr<Tracer> tracer;
+    if (!opt.trace.empty()) {
+        tracer = std::make_unique<Tracer>(k, opt.trace);
+        sim.spawn_daemon("trace", 0, [&] {
+            for (long n = 0;; n++) {
+                engine::Sim::sleep_until(double(n) * opt.trace_step);
+                tracer->sample(double(n) * opt.trace_step);
+            }
+        });
+    }
+    if (opt.progress) {
+        sim.spawn_daemon("progress", 0, [&] {
+            auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);   // the first at once
+            for (long n = 1;; n++) {
+                engine::Sim::sleep_until(double(n) * 0.05);
+                auto now = std::chrono::steady_clock::now();
+                if (now - last < std::chrono::milliseconds(200))
+                    continue;
+                last = now;
+                std::fprintf(stderr, "\r%s: simulated %.1f s of at most %s (sim.time_limit) ", cfg.s("name").c_str(),
+                             engine::Sim::now(), cfg.show("sim.time_limit").c_str());
+                std::fflush(stderr);
+            }
+        });
+    }
     sim.run();
+    if (opt.progress) {
+        std::fputs("\r\033[K", stderr);
+        std::fflush(stderr);
+    }
+    if (tracer)
+        tracer->sample(engine::Sim::now());
     if (timed_out)
         throw std::runtime_error("simulated time limit reached");
     if (opt.check_invariants) {

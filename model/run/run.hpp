@@ -17,6 +17,9 @@ struct RunOptions {
     bool verbose = false;
     bool check_invariants = true;
     bool profile = false;   // result.json gets sys_profile (stime by model function)
+    bool progress = false;  // simulated time against sim.time_limit on stderr (a terminal)
+    std::string trace;      // CSV time series (run/trace.hpp) every trace_step of simulated time
+    double trace_step = 0.1;
 };
 
 // Typed kernel configuration and costs from a scenario.

@@ -222,14 +222,14 @@ Registry build()
     t.nanos("cost.lock.handoff_ns", 100, "qspinlock cache-line handoff when the lock is contended", "x86 cross-core cache-line transfer ~50-150 ns (range: 20-300 ns)", 20, 300);
     // Compressors on the usemem data pattern (each 8-byte word holds its index), per 4 KiB page.
     // Sizes are measured, not fitted; CPU costs are user-space library times x 1.3 (in-kernel
-    // overhead, compressors.md 4.6) at 2.5 GHz.
-    const char* meas = "compressors.md App. A.6 / 4.2: usemem data, 4 KiB calls";
+    // overhead, docs/compressors.md 4.6) at 2.5 GHz.
+    const char* meas = "docs/compressors.md App. A.6 / 4.2: usemem data, 4 KiB calls";
     t.real(C::Cost, "cost.compress.zstd.usemem_len", "bytes", 565, 1, 4096, "zstd-3 compressed size of one usemem page", meas);
-    t.cycles("cost.compress.zstd.usemem_comp", 48300, "zstd-3 compression of one usemem page", "compressors.md 4.2: 14.9 us x 1.3 kernel factor at 2.5 GHz");
-    t.cycles("cost.compress.zstd.usemem_decomp", 20200, "zstd-3 decompression of one usemem page", "compressors.md 4.2: 6.2 us x 1.3 at 2.5 GHz");
+    t.cycles("cost.compress.zstd.usemem_comp", 48300, "zstd-3 compression of one usemem page", "docs/compressors.md 4.2: 14.9 us x 1.3 kernel factor at 2.5 GHz");
+    t.cycles("cost.compress.zstd.usemem_decomp", 20200, "zstd-3 decompression of one usemem page", "docs/compressors.md 4.2: 6.2 us x 1.3 at 2.5 GHz");
     t.real(C::Cost, "cost.compress.lz4.usemem_len", "bytes", 2056, 1, 4096, "lz4 compressed size of one usemem page", meas);
-    t.cycles("cost.compress.lz4.usemem_comp", 21100, "lz4 compression of one usemem page", "compressors.md 4.2: 6.5 us x 1.3 at 2.5 GHz");
-    t.cycles("cost.compress.lz4.usemem_decomp", 16700, "lz4 decompression of one usemem page", "compressors.md 4.2: 5.1 us x 1.3 at 2.5 GHz");
+    t.cycles("cost.compress.lz4.usemem_comp", 21100, "lz4 compression of one usemem page", "docs/compressors.md 4.2: 6.5 us x 1.3 at 2.5 GHz");
+    t.cycles("cost.compress.lz4.usemem_decomp", 16700, "lz4 decompression of one usemem page", "docs/compressors.md 4.2: 5.1 us x 1.3 at 2.5 GHz");
     // IAA: a job holds an engine for base + per KiB of uncompressed data.
     const char* zan = "Zanussi iaa_crypto v2 cover: sync 3,177 ns compress / 2,235 ns decompress per 4 KiB incl. submission";
     const char* glo = "Glover canned-mode cover: by_1 34,493 / 20,038 ns per 64 KiB job";
@@ -250,8 +250,8 @@ Registry build()
     t.real(C::Cost, "cost.compress.deflate-iaa-canned.usemem_len", "bytes", 1139, 1, 8192, "IAA canned-mode compressed size of one usemem page",
            "measured here: the fixed mode's LZ77 symbols priced with the canned Huffman table of Glover's iaa_crypto canned-mode patch (tools/iaa_canned_len.py)");
     t.real(C::Cost, "cost.compress.lzo-rle.usemem_len", "bytes", 1560, 1, 4096, "lzo-rle compressed size of one usemem page (lzo1x-1 measured)", meas);
-    t.cycles("cost.compress.lzo-rle.usemem_comp", 22300, "lzo-rle compression of one usemem page", "compressors.md 4.2: lzo1x-1 6.9 us x 1.3 at 2.5 GHz");
-    t.cycles("cost.compress.lzo-rle.usemem_decomp", 11200, "lzo-rle decompression of one usemem page", "compressors.md 4.2: lzo1x-1 3.4 us x 1.3 at 2.5 GHz");
+    t.cycles("cost.compress.lzo-rle.usemem_comp", 22300, "lzo-rle compression of one usemem page", "docs/compressors.md 4.2: lzo1x-1 6.9 us x 1.3 at 2.5 GHz");
+    t.cycles("cost.compress.lzo-rle.usemem_decomp", 11200, "lzo-rle decompression of one usemem page", "docs/compressors.md 4.2: lzo1x-1 3.4 us x 1.3 at 2.5 GHz");
 
     // ---- simulation control ----
     t.size(C::Sim, "sim.write_chunk", 256 * KiB, 4096, 64 * MiB, "pages a task writes per simulated step when it owes no reclaim (accuracy vs speed)", "swapsim: halving it moves metrics < 2% (tests)");
