@@ -174,7 +174,7 @@ def columns(comp):
 
 
 def write_targets():
-    """calibration/targets.json: every seed-000 column that has a scenario, with the metrics its table prints."""
+    """calibration/targets.json: every seed-000 column that has a scenario, and seed 003's, with the metrics its table prints."""
     tables = json.load(open(os.path.join("calibration", "published", "seed-tables.json")))["tables"]
     targets = []
     for t in tables:
@@ -187,6 +187,16 @@ def write_targets():
                 continue
             targets.append({"table": t["id"], "column": col["key"], "scenario": path,
                             "metrics": [r["metric"] for r in t["rows"]]})
+    # Seed 003 (zsmalloc/zram multi-page objects): scenarios written by hand, one per column.
+    seed003 = "zsmalloc-multipages-v2/zstd-16k-mthp-100MiB-x100"
+    for t in tables:
+        if t["id"] != seed003:
+            continue
+        for col, name in (("without_patches", "without"), ("with_patches", "with")):
+            path = os.path.join("scenarios", seed003, name + ".json")
+            if os.path.exists(path):
+                targets.append({"table": t["id"], "column": col, "scenario": path,
+                                "metrics": [r["metric"] for r in t["rows"]]})
     with open(os.path.join("calibration", "targets.json"), "w") as f:
         json.dump({"comment": "Written by tools/make_seed000_scenarios.py: the scenario that reproduces each "
                               "published column, and the metrics to compare.", "targets": targets}, f, indent=2)

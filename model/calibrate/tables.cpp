@@ -399,7 +399,8 @@ bool is_seconds(const std::string& metric)
 
 std::string fmt_value(const std::string& metric, double v)
 {
-    return report::format_number(v, is_seconds(metric) ? report::Row::Seconds : report::Row::Count);
+    bool pct = metric.size() > 4 && metric.compare(metric.size() - 4, 4, "_pct") == 0;
+    return report::format_number(v, is_seconds(metric) ? report::Row::Seconds : pct ? report::Row::Percent : report::Row::Count);
 }
 
 std::string fmt_pct(double x)
@@ -562,24 +563,27 @@ std::string render_table(const Table& t, const std::vector<Target>& targets, con
         }
         md += "\n";
     }
-    // Per-process throughput distribution of each modelled column.
+    // Per-process throughput distribution of each modelled column (usemem workloads only).
+    std::string dist_rows;
+    for (size_t c = 0; c < t.columns.size(); c++) {
+        auto it = col_result.find(t.columns[c]);
+        if (it == col_result.end() || !it->second->contains("distribution"))
+            continue;
+        const json& d = (*it->second)["distribution"]["throughput_kbps"];
+        dist_rows += fmt::format("| {} | {} | {} | {} | {} | {:.3f} | {} |\n", md_cell(t.column_labels[c]),
+                                 report::format_number(d["min"].get<double>(), report::Row::Count),
+                                 report::format_number(d["median"].get<double>(), report::Row::Count),
+                                 report::format_number(d["max"].get<double>(), report::Row::Count),
+                                 report::format_number(d["stdev"].get<double>(), report::Row::Count),
+                                 d["jain_fairness"].get<double>(), run_to_write_cell(t, c, *it->second));
+    }
+    if (dist_rows.empty())
+        return md + "\n";
     md += "\nPer-process throughput (KB/s) in the model: min / median / max, stdev, Jain's fairness index. "
           "Run / write, published / model: (elapsed - sleep) over the write time that the mean throughput implies "
           "(usemem's credited bytes / mean; size x 9/8 for one pass); 1 when every process writes for the whole "
           "run, above 1 when some finish early or the run spends time outside the writes (fork, munmap, exit).\n\n";
-    md += "| column | min | median | max | stdev | Jain | run / write |\n|---|---|---|---|---|---|---|\n";
-    for (size_t c = 0; c < t.columns.size(); c++) {
-        auto it = col_result.find(t.columns[c]);
-        if (it == col_result.end())
-            continue;
-        const json& d = (*it->second)["distribution"]["throughput_kbps"];
-        md += fmt::format("| {} | {} | {} | {} | {} | {:.3f} | {} |\n", md_cell(t.column_labels[c]),
-                          report::format_number(d["min"].get<double>(), report::Row::Count),
-                          report::format_number(d["median"].get<double>(), report::Row::Count),
-                          report::format_number(d["max"].get<double>(), report::Row::Count),
-                          report::format_number(d["stdev"].get<double>(), report::Row::Count),
-                          d["jain_fairness"].get<double>(), run_to_write_cell(t, c, *it->second));
-    }
+    md += "| column | min | median | max | stdev | Jain | run / write |\n|---|---|---|---|---|---|---|\n" + dist_rows;
     return md + "\n";
 }
 

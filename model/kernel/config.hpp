@@ -2,6 +2,7 @@
 // Times are seconds (cycle costs already divided by the clock).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,7 +15,7 @@ namespace swapsim::kernel {
 
 enum class SwapCacheImpl { XArray, SwapTable };
 enum class SwapAllocLock { SiLock, ClusterLock };
-enum class SwapDev { Ssd, Pmem, None };
+enum class SwapDev { Ssd, Pmem, Zram, None };
 
 // One compressor on the workload's data: per 4 KiB page. For IAA (hw) the times are the
 // engines' job times; the CPU's share depends on the driver mode.
@@ -24,6 +25,28 @@ struct CompressorModel {
     double comp_s = 0;          // time to compress one page (CPU, or an IAA engine job)
     double decomp_s = 0;        // time to decompress one page
     bool hw = false;            // runs on IAA
+};
+
+// A compressor on the data written, per 4 KiB page of input, when it compresses blocks of
+// 2^order pages (zram): measured ratio and costs (calibration/compressors/table.json).
+struct BlockCost {
+    double ratio = 1;       // compressed / original bytes
+    double comp_s = 0, decomp_s = 0;
+};
+
+// What the workload writes: a data kind, and a share of its pages left zero (same-filled),
+// spread over the mapping (page i of generation g is zero when frac((i + g * n) * phi) < share).
+struct DataModel {
+    std::array<BlockCost, 10> kind, zero;   // by block order 0..HPAGE_PMD_ORDER
+    double zero_share = 0;
+};
+
+// zram as the swap device (SWP_SYNCHRONOUS_IO).
+struct ZramConfig {
+    unsigned multi_order = 0;     // CONFIG_ZSMALLOC_MULTI_PAGES_ORDER, 0 = no multi-page objects
+    DataModel data;               // swap.zram.comp_algorithm on the workload's data
+    double same_hit = 0, same_miss = 0;   // page_same_filled on a same-filled / normal page
+    double write_page = 0, read_page = 0, free_page = 0;
 };
 
 enum class IaaMode { Sync, Async, AsyncIrq };
@@ -109,6 +132,7 @@ struct KConfig {
     uint64_t memcg_high = UINT64_MAX, memcg_max = UINT64_MAX, memcg_swap_max = UINT64_MAX;
     int membind = -1;                     // node for all memory, -1 = local
     std::vector<unsigned> mthp_orders;    // enabled anon folio orders, highest first
+    double mthp_alloc_fail = 0;           // what-if: share of large-folio allocations that fail
     bool thp_swap = true;
     unsigned swappiness = 60;
     unsigned hz_jiffies = 1000;
@@ -133,6 +157,7 @@ struct KConfig {
     SwapDev dev = SwapDev::Ssd;
     uint64_t swap_slots = 0;
     uint64_t swapfile_slots = 0;          // free slots of a higher-priority swap file in front
+    ZramConfig zram;
     hw::BlockDevParams ssd;
     Costs c;
 };

@@ -6,14 +6,18 @@
 // back an order when memory.max refuses it), folio allocation (pcp for orders <= 3 and PMD
 // order, zone->lock otherwise), clearing, memcg charge, folio_add_lru through the per-CPU
 // batch; do_swap_page:
-// swap cache lookup with readahead-hit accounting, the SWP_SYNCHRONOUS_IO bypass for pmem
-// when the entry has one reference, swap_vma_readahead (__swapin_nr_pages window, clipped to
-// the VMA and the PMD), zswap_load before device reads, pgmajfault, swap_free and
-// folio_free_swap on a write fault.
+// swap cache lookup with readahead-hit accounting, the SWP_SYNCHRONOUS_IO bypass (pmem, zram)
+// when the entry has one reference, with alloc_swap_folio's large folio (the highest enabled
+// order whose aligned range holds contiguous swap entries none of which is in the swap cache,
+// and only while zswap was never enabled; a failed allocation or memcg charge falls back an
+// order, counted as swpin_fallback / swpin_fallback_charge), swap_vma_readahead
+// (__swapin_nr_pages window, clipped to the VMA and the PMD), zswap_load before device reads,
+// pgmajfault, swap_free and folio_free_swap on a write fault.
 // Page tables: one charged page per 2 MiB range faulted (the PTE table, or the table a PMD THP
-// deposits). Granularity: one call per fault. Leaves out: mTHP swap-in (off once zswap was
-// ever enabled), workingset refault activation, PMD/PUD table pages (one per GiB).
+// deposits). Granularity: one call per fault. Leaves out: the zeromap, workingset refault
+// activation, PMD/PUD table pages (one per GiB).
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "kernel/kernel.hpp"
@@ -47,6 +51,12 @@ unsigned Kernel::charge_anon_folio(Ctx& c, const Vma& v, uint32_t idx)
     for (unsigned order : cfg_.mthp_orders) {
         if (!order || !order_fits(v, idx, order))
             continue;
+        if (large_alloc_fails()) {   // no free block of this order
+            if (order == HPAGE_PMD_ORDER)
+                vm.count(THP_FAULT_FALLBACK);
+            vm.count_mthp(order, MTHP_STAT_ANON_FAULT_FALLBACK);
+            continue;
+        }
         if (charge_folio(c, 1u << order, false))
             return order;
         if (order == HPAGE_PMD_ORDER) {
@@ -64,7 +74,19 @@ unsigned Kernel::charge_anon_folio(Ctx& c, const Vma& v, uint32_t idx)
 folio_t Kernel::alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t owner, uint32_t index)
 {
     alloc_pages(c, order, nid);
+    folio_pages_ += 1u << order;
+    note_ram();
     return folios.alloc(order, unsigned(nid), anon, owner, index);
+}
+
+// What-if fragmentation: every n-th large allocation fails, n spread by the golden ratio so
+// that exactly kernel.mthp.alloc_fail_percent of them do.
+bool Kernel::large_alloc_fails()
+{
+    if (alloc_fail_share <= 0)
+        return false;
+    double x = double(++large_allocs_) * 0.6180339887498949;
+    return x - std::floor(x) < alloc_fail_share;
 }
 
 // The page allocator's side of a folio or a page-table page: its fixed cost, struct page
@@ -138,6 +160,7 @@ void Kernel::free_folio(Ctx& c, folio_t f)
     zone_lock_pcp(c, fo.order, nid, c.task.pcp_free_pages);   // free_unref_folios
     memcg.uncharge(nr);
     memcg.anon_pages -= nr;
+    folio_pages_ -= nr;
     folios.free(f);
 }
 
@@ -269,6 +292,8 @@ folio_t Kernel::read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, swp_offset_t
     }
     if (cfg_.dev == SwapDev::Pmem) {
         c.sys(double(PAGE_SIZE) / cfg_.c.pmem_bw);
+    } else if (zram) {
+        zram_read(c, off, 1);
     } else if (ssd) {
         double t = ssd->tag_free_at(c.now());
         if (t > c.now()) {
@@ -280,6 +305,42 @@ folio_t Kernel::read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, swp_offset_t
     }
     vm.count(PSWPIN);
     return f;
+}
+
+// alloc_swap_folio: the order of the folio a SWP_SYNCHRONOUS_IO swap-in reads, charged.
+unsigned Kernel::alloc_swap_folio(Ctx& c, Vma& v, uint32_t idx, swp_offset_t off)
+{
+    for (unsigned order : cfg_.mthp_orders) {
+        if (!order || cfg_.zswap)   // zswap_never_enabled() is false: order 0
+            break;
+        uint32_t nr = 1u << order, start = idx & ~(nr - 1);
+        if (uint64_t(start) + nr > v.pte.size() || off < idx - start)
+            continue;
+        swp_offset_t head = off - (idx - start);
+        if (head % nr)   // thp_swap_suitable_orders
+            continue;
+        // can_swapin_thp: contiguous swap entries of this device, none in the swap cache.
+        bool ok = true;
+        for (uint32_t j = 0; j < nr && ok; j++) {
+            pte_t p = v.pte[start + j];
+            ok = pte_swap(p) && pte_offset(p) == head + j && !swap->has_cache(head + j);
+        }
+        if (!ok)
+            continue;
+        if (large_alloc_fails()) {   // vma_alloc_folio found no free block of this order
+            vm.count_mthp(order, MTHP_STAT_SWPIN_FALLBACK);
+            continue;
+        }
+        if (!charge_folio(c, nr, false)) {   // mem_cgroup_swapin_charge_folio, THP gfp
+            vm.count_mthp(order, MTHP_STAT_SWPIN_FALLBACK_CHARGE);
+            vm.count_mthp(order, MTHP_STAT_SWPIN_FALLBACK);
+            continue;
+        }
+        return order;
+    }
+    if (!charge_folio(c, 1))
+        throw std::runtime_error("memcg OOM during swap-in");
+    return 0;
 }
 
 unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool write)
@@ -299,18 +360,37 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
     } else {
         vm.count(PGMAJFAULT);
         double ready = c.now();
-        if (cfg_.dev == SwapDev::Pmem && swap->count(off) == 1) {
-            // SWP_SYNCHRONOUS_IO: bypass the swap cache, read synchronously.
-            if (!charge_folio(c, 1))
-                throw std::runtime_error("memcg OOM during swap-in");
-            f = alloc_folio(c, 0, node_of_cpu(c.task.cpu), true, v.id, idx);
+        if (sync_io() && swap->count(off) == 1) {
+            // SWP_SYNCHRONOUS_IO: bypass the swap cache, read synchronously, map the folio.
+            unsigned order = alloc_swap_folio(c, v, idx, off);   // charged
+            unsigned nr = 1u << order;
+            uint32_t start = idx & ~(nr - 1);
+            swp_offset_t head = off - (idx - start);
+            f = alloc_folio(c, order, node_of_cpu(c.task.cpu), true, v.id, start);
             lru_add(c, f);
-            if (zswap_load(c, off)) {
+            if (order == 0 && zswap_load(c, off)) {
                 folios[f].set(PG_dirty);
             } else {
-                c.sys(double(PAGE_SIZE) / k.pmem_bw);
-                vm.count(PSWPIN);
+                if (cfg_.dev == SwapDev::Pmem)
+                    c.sys(double(nr * PAGE_SIZE) / k.pmem_bw);
+                else
+                    zram_read(c, head, nr);
+                vm.count(PSWPIN, nr);
+                if (order)
+                    vm.count_mthp(order, MTHP_STAT_SWPIN);
             }
+            Folio& fo = folios[f];
+            fo.set(PG_mapped);
+            fo.set(PG_young);
+            for (uint32_t j = 0; j < nr; j++)
+                v.pte[start + j] = mk_pte(f);
+            c.sys(k.fault_per_pte * nr);
+            m.rss_anon += nr;
+            m.swapents -= nr;
+            swap_free_slots(c, head, nr);   // swap_free_nr: the slots go, and zram's data with them
+            if (write)
+                fo.set(PG_dirty);
+            return nr - (idx - start);
         } else {
             uint32_t lo, hi;
             swapin_readahead_window(c, v, idx, &lo, &hi);

@@ -230,6 +230,7 @@ Kernel::Kernel(const KConfig& cfg)
       zpool(cfg.zs_chain_size), cfg_(cfg)
 {
     memcg.zswap_entry_charge = cfg.zswap_entry_charge;
+    alloc_fail_share = cfg.mthp_alloc_fail;
     int nodes = cfg.topo.sockets;
     for (int n = 0; n < nodes; n++)
         lruvec.emplace_back(folios);
@@ -247,6 +248,10 @@ Kernel::Kernel(const KConfig& cfg)
     }
     if (cfg.dev == SwapDev::Ssd)
         ssd = std::make_unique<hw::BlockDevice>(cfg.ssd);
+    if (cfg.dev == SwapDev::Zram) {
+        zram = std::make_unique<Zram>(cfg.swap_slots + cfg.swapfile_slots + 1, cfg.zs_chain_size, cfg.zram.multi_order);
+        zram_class_lock_.assign(zram->pool().nr_classes(), hw::Lock(h));
+    }
     if (cfg.comp.hw)
         iaa = std::make_unique<hw::Iaa>(cfg.topo, cfg.iaa.dev);
     zswap_max_pages_ = cfg.dram_pages * cfg.max_pool_percent / 100;
@@ -331,6 +336,12 @@ void Kernel::on_slot_free(swp_offset_t off)
         memcg.uncharge_zswap(free_cpu_, len, 1);
         zswap.stored_pages--;
         pending_invalidate_++;
+    }
+    if (zram && zram->stored(off)) {   // swap_slot_free_notify
+        int cls = zram->free_slot(off);
+        pending_zram_free_++;
+        if (cls >= 0)
+            zram_freed_classes_.push_back(cls);
     }
     memcg.uncharge_swap(1);
 }

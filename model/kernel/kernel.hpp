@@ -29,6 +29,7 @@
 #include "mm/memcg.hpp"
 #include "mm/swapfile.hpp"
 #include "mm/vmstat.hpp"
+#include "mm/zram.hpp"
 #include "mm/zsmalloc.hpp"
 
 namespace swapsim::kernel {
@@ -64,6 +65,7 @@ struct Vma {
     // vma->swap_readahead_info: last fault page, window, readahead hits (zeroed with the VMA).
     uint32_t ra_addr = 0;
     unsigned ra_win = 0, ra_hits = 0;
+    uint32_t data_gen = 0;    // which data the workload wrote (DataModel's zero pages)
 };
 
 struct MmStruct {
@@ -207,6 +209,10 @@ public:
     // A user access to a present page: sets the accessed bit; returns the pages of its folio
     // from idx on.
     unsigned touch_present(uint32_t mm, uint32_t vma, uint32_t idx);
+    // madvise(MADV_PAGEOUT) of pages [first, first + n): madvise_cold_or_pageout_pte_range
+    // isolates the mapped folios, reclaim_pages writes them out (shrink_folio_list without
+    // folio_check_references), one PMD range at a time.
+    void madvise_pageout(Ctx& c, uint32_t mm, uint32_t vma, uint32_t first, uint32_t n);
 
     // ---- state for reports and checks ----
     const KConfig& cfg() const { return cfg_; }
@@ -218,7 +224,14 @@ public:
     mm::ZsPool zpool;
     std::unique_ptr<hw::BlockDevice> ssd;
     std::unique_ptr<hw::Iaa> iaa;
+    std::unique_ptr<mm::Zram> zram;   // swap.device = zram
     std::vector<MmStruct> mms;
+    // Machine RAM in use (4 KiB pages): folios, page tables, the zswap and zram pools. zram's
+    // pool is charged to no memcg, so only this sees it.
+    uint64_t ram_pages() const;
+    uint64_t ram_peak_pages() const { return ram_peak_; }
+    // DataModel: page `idx` of the VMA holds zeros.
+    bool page_zero(const Vma& v, uint32_t idx) const;
 
     struct ZswapStats {
         uint64_t stored_pages = 0, pool_limit_hit = 0, reject_compress_poor = 0, reject_compress_fail = 0,
@@ -234,6 +247,9 @@ public:
     // swapsim run --profile: stime by the model function that spent it (its spin on a lock
     // apart), and the IRQ work of TLB shootdowns. Off by default (it slows the run).
     bool profile = false;
+    // kernel.mthp.alloc_fail_percent as a share, read at every large allocation (a what-if a
+    // test may change while the kernel runs).
+    double alloc_fail_share = 0;
     std::unordered_map<const char*, double> sys_profile, spin_profile;
     // Named locks with their contention statistics, for result.json.
     std::vector<std::pair<std::string, const hw::LockStats*>> lock_stats() const;
@@ -288,7 +304,8 @@ private:
     void shrink_active_list(Ctx& c, int nid, mm::LruList lru, unsigned long nr_to_scan);
     bool inactive_is_low(int nid, mm::LruList inactive) const;
     unsigned long shrink_folio_list(Ctx& c, std::vector<mm::folio_t>& list, std::vector<mm::folio_t>& ret,
-                                    std::vector<mm::folio_t>& activate, ShrinkStat& st);
+                                    std::vector<mm::folio_t>& activate, ShrinkStat& st,
+                                    bool ignore_references = false);
     void process_writeback_completions(double now);
 
     // swap-out pieces
@@ -315,6 +332,13 @@ private:
     void flush_plug(Ctx& c, std::vector<PlugEntry>& plug);
     void swap_free_slots(Ctx& c, mm::swp_offset_t off, unsigned nr);
     void swapin_readahead_window(Ctx& c, Vma& v, uint32_t idx, uint32_t* start, uint32_t* end);
+    // zram (zram.cpp)
+    void zram_write_folio(Ctx& c, mm::folio_t f);
+    void zram_read(Ctx& c, mm::swp_offset_t off, unsigned nr);
+    bool sync_io() const { return cfg_.dev == SwapDev::Pmem || cfg_.dev == SwapDev::Zram; }
+    unsigned alloc_swap_folio(Ctx& c, Vma& v, uint32_t idx, mm::swp_offset_t off);   // the order
+    bool large_alloc_fails();   // kernel.mthp.alloc_fail_percent
+    void note_ram();
 
     // locks
     hw::Lock& swap_cache_lock(mm::swp_offset_t off);
@@ -344,6 +368,10 @@ private:
     double pruned_at_ = 0, locks_pruned_at_ = 0;
     std::vector<hw::Lock*> busy_locks_;   // locks with bookings, pruned every 10 ms
     bool zswap_full_ = false;
+    std::vector<hw::Lock> zram_class_lock_;
+    unsigned pending_zram_free_ = 0;    // zram slots freed by the last slot free
+    std::vector<int> zram_freed_classes_;   // ... and the classes of the objects that emptied
+    uint64_t folio_pages_ = 0, ram_peak_ = 0, large_allocs_ = 0;
 };
 
 template <class Wait>

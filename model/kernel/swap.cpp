@@ -12,6 +12,7 @@
 // zswap_invalidate's zs_free, whose class-lock hold may add the misses of obj_free and
 // fix_fullness_group on a zspage long out of cache (cost.zsmalloc.free_cold, a what-if, 0).
 // Granularity: per folio, per-page work summed; locks priced per acquisition.
+// zram (SWP_SYNCHRONOUS_IO) compresses in swap_writepage, in the reclaiming task (zram.cpp).
 // Leaves out: zswap writeback to the device and its shrinker, same-filled pages, zeromap;
 // the cache-line traffic of many CPUs storing at once is not modelled apart from the fitted
 // per-page store cost, so it does not grow with their number.
@@ -88,6 +89,15 @@ void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
             c.lock(cls, k.zs_free_hold(), 1, 0, fn);
             c.lock(lru, k.list_lru_hold, 1, 0, fn);
         }
+    }
+    // zram_slot_free_notify of each freed slot; zs_free of the objects it emptied.
+    if (pending_zram_free_) {
+        static const char* const fn = "zram_slot_free_notify";
+        c.sys(cfg_.zram.free_page * pending_zram_free_, fn);
+        pending_zram_free_ = 0;
+        for (int cls : zram_freed_classes_)
+            c.lock(zram_class_lock_[size_t(cls)], k.zs_free_hold(), 1, 0, fn);
+        zram_freed_classes_.clear();
     }
 }
 
@@ -332,6 +342,10 @@ Kernel::Pageout Kernel::swap_writepage(Ctx& c, folio_t f, std::vector<PlugEntry>
     fo.clear(PG_dirty);
     if (cfg_.dev == SwapDev::Pmem) {   // SWP_SYNCHRONOUS_IO: the copy is done on return
         c.sys(double(nr * PAGE_SIZE) / cfg_.c.pmem_bw);
+        return Pageout::Clean;
+    }
+    if (cfg_.dev == SwapDev::Zram) {   // SWP_SYNCHRONOUS_IO: compressed on return
+        zram_write_folio(c, f);   // may run time: other tasks may grow `folios`
         return Pageout::Clean;
     }
     c.sys(cfg_.c.bio_per_folio);

@@ -251,7 +251,7 @@ unsigned long Kernel::shrink_inactive_list(Ctx& c, int nid, LruList lru, unsigne
 }
 
 unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std::vector<folio_t>& ret,
-                                        std::vector<folio_t>& activate, ShrinkStat& st)
+                                        std::vector<folio_t>& activate, ShrinkStat& st, bool ignore_references)
 {
     const Costs& k = cfg_.c;
     std::vector<PlugEntry> plug;
@@ -278,9 +278,9 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
             continue;
         }
 
-        // folio_check_references
+        // folio_check_references (reclaim_pages, i.e. MADV_PAGEOUT, skips it)
         bool referenced_ptes = false;
-        if (fo->test(PG_mapped)) {
+        if (fo->test(PG_mapped) && !ignore_references) {
             c.sys(k.rmap_walk + k.rmap_per_pte * nr);
             referenced_ptes = fo->test(PG_young);
             fo->clear(PG_young);

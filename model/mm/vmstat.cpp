@@ -18,6 +18,7 @@ const char* mthp_stat_name(MthpStat s)
     static const char* const names[NR_MTHP_STATS] = {
         "anon_fault_alloc", "anon_fault_fallback", "zswpout", "swpout", "swpout_fallback",
         "swpin", "split", "anon_fault_fallback_charge",
+        "swpin_fallback", "swpin_fallback_charge",
     };
     return names[s];
 }

@@ -20,6 +20,7 @@
 
 #include "engine/sim.hpp"
 #include "kernel/kernel.hpp"
+#include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
 
 namespace swapsim { const char* version(); const char* git_commit(); }
@@ -198,6 +199,58 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     m["throughput_kbps_min"] = dist.value("min", 0.0);
     m["throughput_kbps_max"] = dist.value("max", 0.0);
     m["smt_shared_tasks"] = smt_shared_tasks(k.cfg().topo, procs);
+    r["distribution"]["throughput_kbps"] = dist;
+    r["per_process"] = per;
+    add_common(r, cfg, scenario_text, k, elapsed, wall_s);
+    return r;
+}
+
+namespace {
+
+// mm_stat of a zram device: orig_data_size compr_data_size mem_used_total mem_limit
+// mem_used_max same_pages pages_compacted huge_pages huge_pages_since (bytes, pages as printed).
+json mm_stat(const mm::ZramStats& z, uint64_t mem_used_bytes)
+{
+    return {{"orig_data_size", z.pages_stored * mm::PAGE_SIZE}, {"compr_data_size", z.compr_data_size},
+            {"mem_used_total", mem_used_bytes}, {"mem_limit", 0}, {"mem_used_max", z.max_used_pages * mm::PAGE_SIZE},
+            {"same_pages", z.same_pages}, {"pages_compacted", 0}, {"huge_pages", z.huge_pages},
+            {"huge_pages_since", z.huge_pages_since}, {"objects", z.objects}, {"multi_page_objects", z.multi_objects},
+            {"notify_free", z.notify_free}};
+}
+
+}  // namespace
+
+json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
+                  const workload::Swapinout& si, double wall_s)
+{
+    using namespace mm;
+    json r;
+    r["scenario"] = cfg.s("name");
+    json& m = r["metrics"];
+    const workload::SwapinoutResult& res = si.result();
+    const kernel::Task& t = k.task(si.pid());
+    m["swap_out_time_ms"] = 1e3 * res.swap_out_s;
+    m["swap_in_time_ms"] = 1e3 * res.swap_in_s;
+    m["write_time_ms"] = 1e3 * res.write_s;
+    m["compression_ratio_pct"] = res.orig_bytes ? 100.0 * double(res.compr_bytes) / double(res.orig_bytes) : 0.0;
+    m["elapsed_s"] = res.t_end;
+    m["sys_s"] = t.stime;
+    m["user_s"] = t.utime;
+    m["memory_peak"] = uint64_t(k.memcg.memory.watermark) * PAGE_SIZE;
+    m["memory_current_after_pageout"] = res.memcg_after_pageout;
+    m["ram_used_after_pageout"] = res.ram_after_pageout;
+    if (k.zram)
+        r["devices"]["zram_after_pageout"] = mm_stat(res.zram_after_pageout, res.zram_mem_used_after_pageout);
+    add_common(r, cfg, scenario_text, k, res.t_end, wall_s);
+    return r;
+}
+
+void add_common(json& r, const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
+                double elapsed, double wall_s)
+{
+    using namespace mm;
+    json& m = r["metrics"];
+    m["ram_used_peak"] = k.ram_peak_pages() * PAGE_SIZE;
     m["memcg_high"] = k.memcg.events.high;
     m["memcg_max"] = k.memcg.events.max;
     m["memcg_oom"] = k.memcg.events.oom;
@@ -220,9 +273,6 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
         for (unsigned st = 0; st < NR_MTHP_STATS; st++)   // hugepages-<size>kB/stats/*
             m[std::string(mthp_stat_name(MthpStat(st))) + "_" + sz] = k.vm.mthp[order][st];
     }
-    r["distribution"]["throughput_kbps"] = dist;
-    r["per_process"] = per;
-
     json& dev = r["devices"];
     const MemcgStat end = k.memcg.stat();   // at the end of the run
     dev["memcg"] = {{"memory_peak_bytes", m["memory_peak"]},
@@ -234,6 +284,10 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
                     {"pool_limit_hit", k.zswap.pool_limit_hit},
                     {"reject_compress_poor", k.zswap.reject_compress_poor},
                     {"reject_large_folio", k.zswap.reject_large}};
+    if (k.zram)
+        dev["zram"] = {{"type", "zram"}, {"comp_algorithm", cfg.s("swap.zram.comp_algorithm")},
+                       {"disksize", k.zram->nr_slots() * PAGE_SIZE},
+                       {"mm_stat", mm_stat(k.zram->stats(), k.zram->pool().pool_pages() * PAGE_SIZE)}};
     if (k.ssd) {
         double sim_end = std::max(elapsed, 1e-9);
         dev["swap"] = {{"type", "ssd"},
@@ -302,11 +356,28 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     r["wall_clock"] = {{"wall_s", wall_s},
                        {"peak_rss_kb", peak_rss_kb()},
                        {"sim_to_wall", wall_s > 0 ? elapsed / wall_s : 0.0}};
-    return r;
 }
 
 std::vector<Row> rows_for(const json& result)
 {
+    if (result.at("metrics").contains("swap_out_time_ms")) {   // the swapinout workload (seed 003)
+        std::vector<Row> rows = {{"swap_out_time_ms", "swap-out time(ms)"},
+                                 {"swap_in_time_ms", "swap-in time(ms)"},
+                                 {"compression_ratio_pct", "compression ratio", Row::Percent},
+                                 {"sys_s", "sys time (sec)", Row::Seconds},
+                                 {"pswpout", "pswpout"},
+                                 {"pswpin", "pswpin"},
+                                 {"pgmajfault", "pgmajfault"}};
+        for (unsigned order = 1; order < mm::NR_ORDERS; order++) {
+            std::string sz = mm::order_size_name(order);
+            if (result["metrics"].contains("swpin_" + sz))
+                for (const char* st : {"swpout_", "swpin_", "swpin_fallback_", "swpin_fallback_charge_"})
+                    rows.push_back({st + sz, st + sz});
+        }
+        rows.push_back({"ram_used_peak", "RAM used, peak (bytes)"});
+        rows.push_back({"memory_peak", "memory.peak (bytes)"});
+        return rows;
+    }
     std::vector<Row> rows = {
         {"throughput_kbps", "Throughput (KB/s)", Row::Rate},
         {"throughput_kbps_sum", "Throughput sum (KB/s)", Row::Rate},
@@ -345,6 +416,8 @@ std::string format_number(double v, Row::Fmt f)
 {
     if (f == Row::Seconds)
         return fmt::format("{:.2f}", v);
+    if (f == Row::Percent)
+        return fmt::format("{:.2f}%", v);
     // Thousands separators, as the seeds print counts and KB/s.
     std::string digits = fmt::format("{:.0f}", std::fabs(v));
     std::string out;

@@ -10,17 +10,22 @@
 #include "scenario/registry.hpp"
 
 namespace swapsim::kernel { class Kernel; }
-namespace swapsim::workload { class Usemem; }
+namespace swapsim::workload { class Usemem; class Swapinout; }
 
 namespace swapsim::report {
 
 nlohmann::json build_result(const scenario::Config& cfg, const std::string& scenario_text,
                             const kernel::Kernel& k, const workload::Usemem& um, double wall_s);
+nlohmann::json build_result(const scenario::Config& cfg, const std::string& scenario_text,
+                            const kernel::Kernel& k, const workload::Swapinout& si, double wall_s);
+// What every workload's result has: counters, devices, locks, configuration, provenance.
+void add_common(nlohmann::json& r, const scenario::Config& cfg, const std::string& scenario_text,
+                const kernel::Kernel& k, double elapsed, double wall_s);
 
 // One row of a seed-style table: the metric key in result.json and the label the seeds print.
 struct Row {
     std::string metric, label;
-    enum Fmt { Count, Seconds, Rate } fmt = Count;
+    enum Fmt { Count, Seconds, Rate, Percent } fmt = Count;
 };
 // Rows for a result: the seed tables' rows, with the per-size mTHP rows of its enabled sizes.
 std::vector<Row> rows_for(const nlohmann::json& result);

@@ -15,6 +15,8 @@
 #include "kernel/kernel.hpp"
 #include "report/result.hpp"
 #include "run/trace.hpp"
+#include "scenario/compressors.hpp"
+#include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
 
 namespace swapsim::run {
@@ -53,6 +55,39 @@ private:
 };
 
 }  // namespace
+
+// zram: its codec on the workload's data, per block order, from the measured table; usemem
+// data keeps the fitted 4 KiB costs of cost.compress.<codec>.usemem_* and scales them by the
+// table's block-size trend.
+static void zram_config(const Config& cfg, kernel::KConfig& k)
+{
+    kernel::ZramConfig& z = k.zram;
+    z.multi_order = cfg.b("swap.zram.multi_pages") ? unsigned(cfg.i("swap.zram.multi_pages_order")) : 0;
+    z.same_hit = cfg.num("cost.zram.same_check_hit_ns") * 1e-9;
+    z.same_miss = cfg.num("cost.zram.same_check_miss_ns") * 1e-9;
+    z.write_page = cfg.num("cost.zram.write_page") / k.hz;
+    z.read_page = cfg.num("cost.zram.read_page") / k.hz;
+    z.free_page = cfg.num("cost.zram.free_page") / k.hz;
+    const bool usemem = cfg.s("workload.type") == "usemem";
+    const std::string codec = cfg.s("swap.zram.comp_algorithm");
+    const std::string kind = usemem ? "usemem" : cfg.s("workload.swapinout.data");
+    z.data.zero_share = usemem ? 0 : cfg.num("workload.swapinout.zero_pages") / 100;
+    // Table ns on one vCPU of the measurement VM, taken at 2.5 GHz as the usemem costs are.
+    const double s_per_ns = cfg.num("cost.compress.kernel_factor") * 1e-9 * 2.5e9 / k.hz;
+    const scenario::CodecPoint base = scenario::codec_point(codec, kind, 0);
+    double len_scale = 1, comp_scale = s_per_ns, decomp_scale = s_per_ns;
+    if (kind == "usemem") {
+        std::string p = "cost.compress." + codec + ".usemem_";
+        len_scale = cfg.num(p + "len") / (base.ratio * double(mm::PAGE_SIZE));
+        comp_scale = cfg.num(p + "comp") / k.hz / (base.comp_ns);
+        decomp_scale = cfg.num(p + "decomp") / k.hz / (base.decomp_ns);
+    }
+    for (unsigned o = 0; o < z.data.kind.size(); o++) {
+        scenario::CodecPoint a = scenario::codec_point(codec, kind, o), zp = scenario::codec_point(codec, "zero", o);
+        z.data.kind[o] = {a.ratio * len_scale, a.comp_ns * comp_scale, a.decomp_ns * decomp_scale};
+        z.data.zero[o] = {zp.ratio, zp.comp_ns * s_per_ns, zp.decomp_ns * s_per_ns};
+    }
+}
 
 kernel::KConfig kernel_config(const Config& cfg)
 {
@@ -95,8 +130,10 @@ kernel::KConfig kernel_config(const Config& cfg)
     k.zswap_entry_charge = unsigned(cfg.i("kernel.zswap.entry_charge"));
     k.zs_chain_size = unsigned(cfg.i("kernel.zsmalloc.chain_size"));
     const std::string& dev = cfg.s("swap.device");
-    k.dev = dev == "pmem" ? kernel::SwapDev::Pmem : dev == "none" ? kernel::SwapDev::None : kernel::SwapDev::Ssd;
-    k.swap_slots = pages_or_max(cfg.num("swap.size"));
+    k.dev = dev == "pmem" ? kernel::SwapDev::Pmem : dev == "none" ? kernel::SwapDev::None
+          : dev == "zram" ? kernel::SwapDev::Zram : kernel::SwapDev::Ssd;
+    k.swap_slots = pages_or_max(cfg.num(k.dev == kernel::SwapDev::Zram ? "swap.zram.disksize" : "swap.size"));
+    k.mthp_alloc_fail = cfg.num("kernel.mthp.alloc_fail_percent") / 100;
     k.swapfile_slots = uint64_t(cfg.num("swap.swapfile_free") / double(mm::PAGE_SIZE));
     k.ssd.write_bw = cfg.num("swap.ssd.write_bw");
     k.ssd.read_bw = cfg.num("swap.ssd.read_bw");
@@ -176,6 +213,7 @@ kernel::KConfig kernel_config(const Config& cfg)
         k.comp.comp_s = (cfg.num(c + "comp_base_ns") + 4 * cfg.num(c + "comp_ns_per_kb")) * 1e-9;
         k.comp.decomp_s = (cfg.num(c + "decomp_base_ns") + 4 * cfg.num(c + "decomp_ns_per_kb")) * 1e-9;
     }
+    zram_config(cfg, k);
     k.zswap_batch = unsigned(cfg.i("kernel.zswap.batch_size"));
     kernel::IaaConfig& ic = k.iaa;
     ic.dev.devices_per_socket = int(cfg.i("machine.iaa.devices_per_socket"));
@@ -220,6 +258,72 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
 
     kernel::Kernel k(kc);
     k.profile = opt.profile;
+    EngineClock clock(sim);
+    double time_limit = cfg.num("sim.time_limit");
+    // Run the spawned tasks under a watchdog: a run that passes the time limit is a model
+    // bug or a hopeless scenario. Then check the end-of-run invariants.
+    auto run_watched = [&](const std::string& what) {
+        bool timed_out = false;
+        sim.spawn_daemon("watchdog", 0, [&] {
+            engine::Sim::sleep_until(time_limit);
+            timed_out = true;
+            throw std::runtime_error(fmt::format("simulated time passed sim.time_limit ({}) before {}",
+                                                 cfg.show("sim.time_limit"), what));
+        });
+        // Observers: they only read state, so the run is the same with them.
+        std::unique_ptr<Tracer> tracer;
+        if (!opt.trace.empty()) {
+            tracer = std::make_unique<Tracer>(k, opt.trace);
+            sim.spawn_daemon("trace", 0, [&] {
+                for (long n = 0;; n++) {
+                    engine::Sim::sleep_until(double(n) * opt.trace_step);
+                    tracer->sample(double(n) * opt.trace_step);
+                }
+            });
+        }
+        if (opt.progress) {
+            sim.spawn_daemon("progress", 0, [&] {
+                auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);   // the first at once
+                for (long n = 1;; n++) {
+                    engine::Sim::sleep_until(double(n) * 0.05);
+                    auto now = std::chrono::steady_clock::now();
+                    if (now - last < std::chrono::milliseconds(200))
+                        continue;
+                    last = now;
+                    std::fprintf(stderr, "\r%s: simulated %.1f s of at most %s (sim.time_limit) ", cfg.s("name").c_str(),
+                                 engine::Sim::now(), cfg.show("sim.time_limit").c_str());
+                    std::fflush(stderr);
+                }
+            });
+        }
+        sim.run();
+        if (opt.progress) {
+            std::fputs("\r\033[K", stderr);
+            std::fflush(stderr);
+        }
+        if (tracer)
+            tracer->sample(engine::Sim::now());
+        if (timed_out)
+            throw std::runtime_error("simulated time limit reached");
+        if (opt.check_invariants) {
+            std::string bad = k.check_invariants();
+            if (!bad.empty())
+                throw std::runtime_error("invariant violated at end of run: " + bad);
+        }
+    };
+    if (cfg.s("workload.type") == "swapinout") {
+        workload::SwapinoutConfig sc;
+        sc.size = uint64_t(cfg.num("workload.swapinout.size")) / mm::PAGE_SIZE * mm::PAGE_SIZE;
+        sc.rounds = int(cfg.i("workload.swapinout.rounds"));
+        sc.chunk = uint64_t(cfg.num("sim.write_chunk"));
+        sc.user_bw = kc.c.user_write_bw;
+        sc.cpu = scenario::parse_cpulist(cfg.s("workload.cpus"), kc.topo.nr_cpus()).front();
+        workload::Swapinout si(k, sc);
+        sim.spawn("swapinout", sc.cpu, [&] { si.run(clock); });
+        run_watched("the swapinout rounds finished");
+        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+        return report::build_result(cfg, scenario_text, k, si, wall);
+    }
     workload::UsememConfig uc;
     uc.nproc = int(cfg.i("workload.usemem.nproc"));
     uc.size = uint64_t(cfg.num("workload.usemem.size")) / mm::PAGE_SIZE * mm::PAGE_SIZE;
@@ -238,67 +342,18 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     std::vector<int> cpus = hw::place_tasks(kc.topo, allowed, uc.nproc);
     workload::Usemem um(k, uc, cpus);
 
-    EngineClock clock(sim);
     EngineBarrier start_b(uc.nproc);   // usemem rendezvous before writing, -y or not
     std::unique_ptr<EngineBarrier> free_b;
     if (uc.sync_free)
         free_b = std::make_unique<EngineBarrier>(uc.nproc);
-    double time_limit = cfg.num("sim.time_limit");
     for (int i = 0; i < uc.nproc; i++) {
         sim.spawn("usemem-" + std::to_string(i), cpus[size_t(i)], [&, i] {
             um.run_child(i, clock, start_b, free_b.get());
         });
     }
-    // A watchdog: a run that passes the time limit is a model bug or a hopeless scenario.
-    bool timed_out = false;
-    sim.spawn_daemon("watchdog", 0, [&] {
-        engine::Sim::sleep_until(time_limit);
-        timed_out = true;
-        throw std::runtime_error(fmt::format("simulated time passed sim.time_limit ({}) before the {} usemem processes "
-                                             "finished (memory.high {}, {} each); give the cgroup more room or raise sim.time_limit",
-                                             cfg.show("sim.time_limit"), uc.nproc, cfg.show("kernel.memcg.high"),
-                                             cfg.show("workload.usemem.size")));
-    });
-    // Observers: they only read state, so the run is the same with them.
-    std::unique_ptr<Tracer> tracer;
-    if (!opt.trace.empty()) {
-        tracer = std::make_unique<Tracer>(k, opt.trace);
-        sim.spawn_daemon("trace", 0, [&] {
-            for (long n = 0;; n++) {
-                engine::Sim::sleep_until(double(n) * opt.trace_step);
-                tracer->sample(double(n) * opt.trace_step);
-            }
-        });
-    }
-    if (opt.progress) {
-        sim.spawn_daemon("progress", 0, [&] {
-            auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);   // the first at once
-            for (long n = 1;; n++) {
-                engine::Sim::sleep_until(double(n) * 0.05);
-                auto now = std::chrono::steady_clock::now();
-                if (now - last < std::chrono::milliseconds(200))
-                    continue;
-                last = now;
-                std::fprintf(stderr, "\r%s: simulated %.1f s of at most %s (sim.time_limit) ", cfg.s("name").c_str(),
-                             engine::Sim::now(), cfg.show("sim.time_limit").c_str());
-                std::fflush(stderr);
-            }
-        });
-    }
-    sim.run();
-    if (opt.progress) {
-        std::fputs("\r\033[K", stderr);
-        std::fflush(stderr);
-    }
-    if (tracer)
-        tracer->sample(engine::Sim::now());
-    if (timed_out)
-        throw std::runtime_error("simulated time limit reached");
-    if (opt.check_invariants) {
-        std::string bad = k.check_invariants();
-        if (!bad.empty())
-            throw std::runtime_error("invariant violated at end of run: " + bad);
-    }
+    run_watched(fmt::format("the {} usemem processes finished (memory.high {}, {} each); give the cgroup more room or "
+                            "raise sim.time_limit",
+                            uc.nproc, cfg.show("kernel.memcg.high"), cfg.show("workload.usemem.size")));
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return report::build_result(cfg, scenario_text, k, um, wall);
 }

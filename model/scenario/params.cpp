@@ -97,7 +97,7 @@ Registry build()
     t.p({"machine.iaa.offline", Kind::String, "", "", -inf, inf, false, false, {}, "IAA device ids taken offline, e.g. \"0,3\" (their CPUs are remapped)", "default: all online", C::Machine});
 
     // ---- swap device ----
-    t.choice(C::Swap, "swap.device", "ssd", {"ssd", "pmem", "none"}, "backing swap device (zswap sits in front of it)", "seed 000: 823G SSD disk partition swap");
+    t.choice(C::Swap, "swap.device", "ssd", {"ssd", "pmem", "zram", "none"}, "backing swap device (zswap sits in front of it); zram: compressed RAM block device, SWP_SYNCHRONOUS_IO", "seed 000: 823G SSD disk partition swap");
     t.size(C::Swap, "swap.size", 823.0 * GiB, 0, 1e15, "swap partition size", "seed 000: 823G SSD partition");
     t.p({"swap.swapfile_free", Kind::Size, "bytes", 0, 0, 1e12, false, false, {},
          "free space of a swap file with higher priority than the device (e.g. a distro /swap.img swapped on at boot): it takes order-0 slots first, and no large folio gets slots while it has room",
@@ -108,6 +108,12 @@ Registry build()
     t.integer(C::Swap, "swap.ssd.nr_requests", "requests", 64, 1, 65536, "block-layer requests that may be in flight; submit_bio sleeps when all are taken", "blk-mq: nr_requests = 2 x queue depth (SATA NCQ depth 32)");
     t.size(C::Swap, "swap.ssd.max_request", 1280 * KiB, 4096, 64 * MiB, "largest request after merging adjacent swap bios in one plug", "block layer: default max_sectors_kb 1280 (BLK_DEF_MAX_SECTORS_CAP)");
 
+    // zram (drivers/block/zram): its pool is not charged to any memcg, but it is RAM.
+    t.size(C::Swap, "swap.zram.disksize", 8 * GiB, 0, 1e15, "zram disksize: swap slots of the zram device (swap.size is the SSD's)", "zramctl-style setting; not stated in the seeds");
+    t.choice(C::Swap, "swap.zram.comp_algorithm", "lzo-rle", {"lzo-rle", "lz4", "zstd"}, "zram comp_algorithm (per-CPU zcomp streams)", "drivers/block/zram/Kconfig: ZRAM_DEF_COMP_LZORLE");
+    t.flag(C::Swap, "swap.zram.multi_pages", false, "CONFIG_ZSMALLOC_MULTI_PAGES: a large folio is compressed in blocks of 2^multi_pages_order pages (Barry Song / Tangquan Zheng RFC, not merged)", "mainline: no multi-page objects");
+    t.integer(C::Swap, "swap.zram.multi_pages_order", "", 2, 1, 9, "CONFIG_ZSMALLOC_MULTI_PAGES_ORDER: pages per multi-page object = 2^order (folios of lower order stay 4 KiB objects)", "RFC v2/v3 mm/Kconfig: default 2, range 1-9");
+
     // ---- kernel configuration ----
     t.size(C::Kernel, "kernel.memcg.high", "max", 0, 1e15, "memory.high of the workload's cgroup", "cgroup v2 default: max", true);
     t.size(C::Kernel, "kernel.memcg.max", "max", 0, 1e15, "memory.max of the workload's cgroup", "cgroup v2 default: max", true);
@@ -115,6 +121,7 @@ Registry build()
     t.p({"kernel.mthp.enabled", Kind::SizeList, "bytes", nlohmann::json::array(), 0, 2 * MiB, false, false, {},
          "anonymous folio sizes set to 'always' in /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled (empty: 4K only)",
          "kernel default: all mTHP sizes never", C::Kernel});
+    t.real(C::Kernel, "kernel.mthp.alloc_fail_percent", "%", 0, 0, 100, "what-if: share of large-folio allocations (faults and swap-in) that find no free block of their order (fragmented memory); they fall back an order", "default: memory not fragmented");
     t.flag(C::Kernel, "kernel.thp_swap", true, "CONFIG_THP_SWAP: allocate contiguous swap slots for a large folio instead of splitting it", "mm/Kconfig: def_bool y on x86-64");
     t.integer(C::Kernel, "kernel.swappiness", "", 60, 0, 200, "vm.swappiness (anon vs file scan balance)", "kernel default 60");
     t.integer(C::Kernel, "kernel.hz", "Hz", 1000, 100, 1000, "CONFIG_HZ: jiffy length for memory.high throttling", "x86_64_defconfig: CONFIG_HZ_1000");
@@ -141,7 +148,11 @@ Registry build()
     t.integer(C::Kernel, "kernel.zsmalloc.chain_size", "pages", 8, 4, 16, "CONFIG_ZSMALLOC_CHAIN_SIZE: max pages per zspage", "mm/Kconfig default 8");
 
     // ---- workload: vm-scalability usemem ----
-    t.choice(C::Workload, "workload.type", "usemem", {"usemem"}, "workload model", "swapsim");
+    t.choice(C::Workload, "workload.type", "usemem", {"usemem", "swapinout"}, "workload model: vm-scalability usemem, or a swap-out/swap-in loop (MADV_PAGEOUT, then read back)", "swapsim");
+    t.size(C::Workload, "workload.swapinout.size", 100 * MiB, 4096, 1e13, "swapinout: bytes mapped, written, paged out (MADV_PAGEOUT) and read back per round", "seed 003: 100MiB");
+    t.integer(C::Workload, "workload.swapinout.rounds", "", 100, 1, 100000, "swapinout: rounds of mmap, write, MADV_PAGEOUT, read, munmap", "seed 003: 100 times");
+    t.choice(C::Workload, "workload.swapinout.data", "mixed", {"usemem", "mixed", "elf", "text", "random", "zero"}, "swapinout: data kind written (compressors.md section 3; its measured ratio and cost per codec and block size)", "compressors.md section 6: mixed is the default typical anonymous page");
+    t.real(C::Workload, "workload.swapinout.zero_pages", "%", 0, 0, 100, "swapinout: share of the written pages left zero (same-filled), spread over the mapping", "default: none besides the data kind's own");
     t.integer(C::Workload, "workload.usemem.nproc", "processes", 70, 1, 100000, "usemem -n: processes, one mapping each", "seed 000: usemem -n 70");
     t.size(C::Workload, "workload.usemem.size", 1.0 * GiB, 0, 1e14, "usemem size: bytes mapped and written per process", "seed 000: usemem 1g");
     t.time(C::Workload, "workload.usemem.sleep", 10, 0, 86400, "usemem -s: sleep after writing, memory still mapped", "seed 000: usemem -s 10");
@@ -230,6 +241,14 @@ Registry build()
     t.real(C::Cost, "cost.compress.lz4.usemem_len", "bytes", 2056, 1, 4096, "lz4 compressed size of one usemem page", meas);
     t.cycles("cost.compress.lz4.usemem_comp", 21100, "lz4 compression of one usemem page", "docs/compressors.md 4.2: 6.5 us x 1.3 at 2.5 GHz");
     t.cycles("cost.compress.lz4.usemem_decomp", 16700, "lz4 decompression of one usemem page", "docs/compressors.md 4.2: 5.1 us x 1.3 at 2.5 GHz");
+    // zram and compressor costs by block size and data kind (calibration/compressors/table.json).
+    t.real(C::Cost, "cost.compress.kernel_factor", "", 1.6, 1.2, 1.6, "in-kernel compressor time over the user-space library time of calibration/compressors/table.json (crypto/zcomp call, per-CPU stream, older in-kernel builds); not applied to usemem data, whose costs are the fitted cost.compress.*.usemem_*",
+           "range: docs/compressors.md 4.6, Glover's in-kernel zram costs are 1.2-1.6x the library's. Value fitted (the only cost fitted there) on the seed-003 table's four times, sum of log errors squared: 0.50 at 1.2, 0.34 at 1.3, 0.07 at 1.6, the bound: the model lacks swap-in work or the seed's machine is slower than 2.5 GHz Sapphire Rapids", true);
+    t.nanos("cost.zram.same_check_hit_ns", 500, "page_same_filled on a same-filled 4 KiB page (scans it all)", "docs/compressors.md 4.5: 498 ns per zero page", 100, 2000);
+    t.nanos("cost.zram.same_check_miss_ns", 30, "page_same_filled on a normal page (stops at the first differing word)", "docs/compressors.md 4.5: 26-31 ns on usemem, elf, text, random pages", 5, 200);
+    t.cycles("cost.zram.write_page", 1000, "zram_write_page outside compression and zs_malloc: slot lock, zram_free_page of the old data, table entry, stats, bio segment", est, 200, 5000);
+    t.cycles("cost.zram.read_page", 800, "zram_read_page outside decompression: slot lock, zs_map_object / zs_unmap_object, stats, bio segment", est, 200, 5000);
+    t.cycles("cost.zram.free_page", 300, "zram_slot_free_notify / zram_free_page outside zs_free: slot trylock, flags, stats", est, 100, 3000);
     // IAA: a job holds an engine for base + per KiB of uncompressed data.
     const char* zan = "Zanussi iaa_crypto v2 cover: sync 3,177 ns compress / 2,235 ns decompress per 4 KiB incl. submission";
     const char* glo = "Glover canned-mode cover: by_1 34,493 / 20,038 ns per 64 KiB job";

@@ -1,5 +1,6 @@
 // Cross-key checks. Each check is a small function over the keys it names; a check whose keys
 // are not all in the registry is skipped (tests use reduced registries).
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -86,9 +87,12 @@ void memcg_limits_fit_ram(const Ctx& c)
 void usemem_fits_ram_and_swap(const Ctx& c)
 {
     const Config& cfg = c.cfg;
+    if (c.has("workload.type") && cfg.s("workload.type") != "usemem")
+        return;
     double nproc = cfg.num("workload.usemem.nproc");
     double per_proc = cfg.num("workload.usemem.size") + cfg.num("workload.usemem.misc_anon");
-    double swap = cfg.s("swap.device") == "none" ? 0 : cfg.num("swap.size");
+    const std::string& dev = cfg.s("swap.device");
+    double swap = dev == "none" ? 0 : cfg.num(dev == "zram" && c.has("swap.zram.disksize") ? "swap.zram.disksize" : "swap.size");
     double total = nproc * per_proc, room = cfg.num("machine.dram") + swap;
     if (total <= room)
         return;
@@ -145,6 +149,41 @@ void iaa_needs_device(const Ctx& c)
            fmt::format("{} needs an IAA device: set {} > 0 or choose zstd", comp, dev));
 }
 
+// The largest enabled anonymous folio, bytes (PAGE_SIZE without mTHP).
+double largest_folio(const Config& cfg)
+{
+    double big = 4096;
+    for (double sz : cfg.list("kernel.mthp.enabled"))
+        big = std::max(big, sz);
+    return big;
+}
+
+void zram_fits_folio(const Ctx& c)
+{
+    if (c.cfg.s("swap.device") != "zram")
+        return;
+    double folio = largest_folio(c.cfg), disk = c.cfg.num("swap.zram.disksize");
+    if (disk < folio)
+        c.fail("swap.zram.disksize", fmt::format("zram disksize {} is smaller than one folio ({}, the largest of "
+                                                 "kernel.mthp.enabled or a 4K page): give it at least {}",
+                                                 c.show("swap.zram.disksize"), size_str(folio), size_str(folio)));
+}
+
+void zram_multi_pages_order(const Ctx& c)
+{
+    if (c.cfg.s("swap.device") != "zram" || !c.cfg.b("swap.zram.multi_pages"))
+        return;
+    double folio = largest_folio(c.cfg);
+    int64_t order = c.cfg.i("swap.zram.multi_pages_order"), folio_order = 0;
+    while (double(4096LL << folio_order) < folio)
+        folio_order++;
+    if (order > folio_order)
+        c.fail("swap.zram.multi_pages_order",
+               fmt::format("multi-page order {} ({} objects) is above the largest folio order {} ({}), so no folio "
+                           "could use it: lower it or enable a larger size in kernel.mthp.enabled",
+                           order, size_str(double(4096LL << order)), folio_order, size_str(folio)));
+}
+
 void zswap_needs_swap_device(const Ctx& c)
 {
     if (c.cfg.b("kernel.zswap.enabled") && c.cfg.s("swap.device") == "none")
@@ -164,6 +203,9 @@ const std::vector<Check>& checks()
         {{"kernel.zswap.enabled", "kernel.zswap.compressor"}, iaa_needs_device},
         {{"machine.iaa.offline", "machine.iaa.devices_per_socket", "machine.sockets"}, iaa_offline_devices},
         {{"kernel.zswap.enabled", "swap.device"}, zswap_needs_swap_device},
+        {{"swap.device", "swap.zram.disksize", "kernel.mthp.enabled"}, zram_fits_folio},
+        {{"swap.device", "swap.zram.multi_pages", "swap.zram.multi_pages_order", "kernel.mthp.enabled"},
+         zram_multi_pages_order},
     };
     return list;
 }

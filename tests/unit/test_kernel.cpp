@@ -5,28 +5,13 @@
 #include <tuple>
 
 #include "kernel/kernel.hpp"
+#include "test_clock.hpp"
 
 using namespace swapsim;
 using namespace swapsim::kernel;
 using mm::PAGE_SIZE;
 
 namespace {
-
-// Time advances by the work handed to it; memory work at its own rate.
-class TestClock final : public Clock {
-public:
-    double now() const override { return t; }
-    void cpu(int, double s) override { t += s; cpu_s += s; }
-    void mem(int, double bytes, double rate) override { t += bytes / rate; mem_s += bytes / rate; }
-    void sleep_until(double when) override
-    {
-        if (when > t) {
-            slept += when - t;
-            t = when;
-        }
-    }
-    double t = 0, cpu_s = 0, mem_s = 0, slept = 0;
-};
 
 // One socket, four single-thread cores, a 64 MiB swap device, every cost zero.
 KConfig small_config()
