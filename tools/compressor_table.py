@@ -63,7 +63,8 @@ def main():
                    "(measured: user-space zstd-3 / lz4 / lzo1x-1, every block compressed independently, "
                    "CPU time per 4 KiB of original data). lzo-rle stands on liblzo2's lzo1x-1, whose "
                    "decompressor is about 1.7x slower than the kernel's (compressors.md 4.6).",
-        "source": "compressors.md (swapsim design notes), sections 4.1, A.1-A.5",
+        "source": "the design note compressors.md (measurements made for the model; not in the repository, "
+                  "docs/compressors.md is an excerpt), sections 4.1 and A.1-A.5",
         "codecs": parse(src),
     }
     with open(dst, "w", encoding="utf-8") as f:
