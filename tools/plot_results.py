@@ -20,7 +20,7 @@ COMPARE_METRICS = [("throughput_kbps", "throughput (KB/s per process)"), ("elaps
 
 
 def short(table, column):
-    t = table.split("/")[-1]
+    t = table.split("/")[-1].replace("iaa-batching-", "batch-").replace("regression-", "reg-")
     c = column.replace("zswap_mthp_", "mthp ").replace("baseline_", "base ").replace("deflate_iaa", "iaa")
     c = c.replace("iaa_canned_batching", "canned batch").replace("iaa_fixed_batching", "fixed batch")
     c = c.replace("iaa_fixed_v7", "iaa v7").replace("mm_unstable_", "mm ").replace("zswap_mthp_v6_", "v6 ")
@@ -73,8 +73,9 @@ def sweep(args):
         ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
         ax.set_xlabel(args.x)
         ax.set_ylabel(m)
-        if m.endswith("_us") or m == "sys_s":
-            ax.set_yscale("symlog" if m.endswith("_us") else "linear")
+        if m.endswith("_us"):   # waits span 0 to 1000 us
+            ax.set_yscale("symlog", linthresh=1)
+            ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.suptitle(args.title or args.csv, fontsize=10)

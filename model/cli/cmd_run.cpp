@@ -34,7 +34,7 @@ void usage(FILE* f)
         "Runs one simulation and prints its result table (rows: result.json's metric names; column:\n"
         "this scenario, with the --set values under its name).\n"
         "  --baseline B.json     also run B.json (in a second process, at the same time; without the --set\n"
-        "                        values) and print both columns and the change, as the seeds' \"Change wrt\n"
+        "                        values) and print both columns and the change, as the published \"Change wrt\n"
         "                        Baseline\". The what-if of a scenario: run S.json --set ... --baseline S.json\n"
         "  --out DIR             also write DIR/result.json (written to a temporary file, then renamed);\n"
         "                        with --baseline, the baseline's goes to DIR/baseline/result.json\n"

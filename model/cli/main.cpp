@@ -1,8 +1,13 @@
 // swapsim: a discrete-event performance model of the Linux anonymous-memory swap path.
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "cli/commands.hpp"
 
@@ -44,6 +49,71 @@ const Command* find(const std::string& name)
     return nullptr;
 }
 
+// `swapsim help CMD` as this binary prints it.
+std::string help_of(const char* cmd)
+{
+    std::string out;
+    char self[4096] = {};
+    if (::readlink("/proc/self/exe", self, sizeof self - 1) <= 0)   // popen's shell has its own
+        return out;
+    FILE* p = ::popen(("'" + std::string(self) + "' help " + cmd + " 2>/dev/null").c_str(), "r");
+    if (!p)
+        return out;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;)
+        out.append(buf, n);
+    ::pclose(p);
+    return out;
+}
+
+std::string roff(const std::string& text)
+{
+    std::string out;
+    bool bol = true;
+    for (char c : text) {
+        if (bol && (c == '.' || c == '\''))
+            out += "\\&";
+        out += c == '\\' ? std::string("\\e") : std::string(1, c);
+        bol = c == '\n';
+    }
+    return out;
+}
+
+// The man page and the bash completion, both from the commands' help (built with swapsim).
+int generate_docs(const std::string& dir)
+{
+    std::ofstream man(dir + "/swapsim.1"), bash(dir + "/swapsim.bash");
+    man << ".TH SWAPSIM 1 \"\" \"swapsim " << swapsim::version() << "\" \"User Commands\"\n"
+        << ".SH NAME\nswapsim \\- a discrete-event performance model of the Linux swap path\n"
+        << ".SH SYNOPSIS\n.B swapsim\n\\fICOMMAND\\fR [\\fIARGS\\fR]\n.SH COMMANDS\n";
+    bash << "# bash completion for swapsim, generated from `swapsim help COMMAND`\n"
+            "_swapsim() {\n  local cur=${COMP_WORDS[COMP_CWORD]} opts\n"
+            "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n    COMPREPLY=($(compgen -W \"";
+    for (const Command& c : commands)
+        bash << c.name << " ";
+    bash << "help\" -- \"$cur\")); return\n  fi\n  case ${COMP_WORDS[1]} in\n";
+    static const std::regex opt("(^|[ \\[|])(--?[a-z][a-z-]*)");
+    for (const Command& c : commands) {
+        std::string h = help_of(c.name);
+        man << ".SS " << c.name << "\n" << roff(c.synopsis) << "\n.PP\n.nf\n" << roff(h) << ".fi\n";
+        std::set<std::string> opts;
+        for (auto it = std::sregex_iterator(h.begin(), h.end(), opt); it != std::sregex_iterator(); ++it)
+            opts.insert((*it)[2]);
+        bash << "    " << c.name << ") opts=\"";
+        for (const auto& o : opts)
+            bash << o << " ";
+        bash << "\";;\n";
+    }
+    bash << "    help) COMPREPLY=($(compgen -W \"";
+    for (const Command& c : commands)
+        bash << c.name << " ";
+    bash << "\" -- \"$cur\")); return;;\n  esac\n"
+            "  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\")); else COMPREPLY=($(compgen -f -- \"$cur\")); fi\n"
+            "}\ncomplete -o filenames -F _swapsim swapsim\n";
+    man << ".SH SEE ALSO\nREADME.md and docs/ in the swapsim sources.\n";
+    return man && bash ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -61,6 +131,8 @@ int main(int argc, char** argv)
         std::printf("swapsim %s (%s)\n", swapsim::version(), swapsim::git_commit());
         return 0;
     }
+    if (cmd == "--generate-docs" && argc == 3)   // the build writes build/swapsim.1 and swapsim.bash
+        return generate_docs(argv[2]);
     if (cmd == "--commands") {   // for shell completion
         for (const Command& c : commands)
             std::printf("%s\n", c.name);

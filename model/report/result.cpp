@@ -488,7 +488,7 @@ std::string format_table(const std::vector<const json*>& cols, bool change)
     }
     out += line + "\n";
     if (change)
-        out += "change: as the seeds' \"Change wrt Baseline\", + is better for throughput and times\n"
+        out += "change: as the published tables' \"Change wrt Baseline\", + is better for throughput and times\n"
                "((new - base) / base for KB/s, (base - new) / base for seconds); (new - base) / base for counts\n";
     return out;
 }
