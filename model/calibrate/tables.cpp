@@ -1,4 +1,5 @@
 #include "calibrate/tables.hpp"
+#include "scenario/registry.hpp"
 
 #include "mm/vmstat.hpp"
 
@@ -28,15 +29,33 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
+// nlohmann's message without its "[json.exception.parse_error.101] " tag.
+std::string json_reason(const json::exception& e)
+{
+    std::string w = e.what();
+    size_t tag = w.rfind("] ", 40);
+    return w.substr(w.compare(0, 1, "[") == 0 && tag != std::string::npos ? tag + 2 : 0);
+}
+
 json read_json(const std::string& path)
 {
-    std::ifstream f(path);
-    if (!f)
-        throw std::runtime_error(path + ": cannot read");
+    std::string text = scenario::read_input_file(path);
     try {
-        return json::parse(f);
+        return json::parse(text);
     } catch (const json::parse_error& e) {
-        throw std::runtime_error(path + ": malformed JSON: " + e.what());
+        throw std::runtime_error(path + ": malformed JSON: " + json_reason(e));
+    }
+}
+
+// Reading a file of `kind` with `read`: a missing key or a wrong type names the file.
+template <class Read>
+auto read_structure(const std::string& path, const char* kind, Read read)
+{
+    json j = read_json(path);
+    try {
+        return read(j);
+    } catch (const json::exception& e) {
+        throw std::runtime_error(path + ": not a " + kind + " file: " + json_reason(e));
     }
 }
 }  // namespace
@@ -55,7 +74,7 @@ int Table::col_of(const std::string& key) const
 
 std::vector<Target> load_targets(const std::string& path)
 {
-    json j = read_json(path);
+    return read_structure(path, "targets", [](const json& j) {
     std::vector<Target> out;
     for (const json& t : j.at("targets")) {
         Target x;
@@ -66,11 +85,12 @@ std::vector<Target> load_targets(const std::string& path)
         out.push_back(std::move(x));
     }
     return out;
+    });
 }
 
 std::map<std::string, Table> load_tables(const std::string& path)
 {
-    json j = read_json(path);
+    return read_structure(path, "published tables", [](const json& j) {
     std::map<std::string, Table> out;
     for (const json& t : j.at("tables")) {
         if (t.value("kind", std::string("benchmark_table")) != "benchmark_table")
@@ -103,6 +123,7 @@ std::map<std::string, Table> load_tables(const std::string& path)
         out[x.id] = std::move(x);
     }
     return out;
+    });
 }
 
 Progress stderr_progress(const std::string& what)

@@ -230,6 +230,8 @@ int cmd_calibrate(int argc, char** argv)
         }
         if (out.empty() || train_ids.empty())
             throw std::invalid_argument("--train and --out are required (see swapsim calibrate --help)");
+        if (std::string bad = report::check_output_file(out); !bad.empty())   // before hours of fitting
+            throw std::invalid_argument("--out " + out + ": " + bad);
         const scenario::Registry& reg = scenario::registry();
         if (free_names.empty())
             for (const auto& d : reg.all())
@@ -271,11 +273,16 @@ int cmd_calibrate(int argc, char** argv)
     lo.builtin_params = false;
     if (!start_file.empty())
         lo.param_files.push_back(start_file);
-    scenario::Config start = scenario::load_defaults(lo);
+    scenario::Config start;
     cb.base_values = json::object();
-    if (!start_file.empty()) {
-        std::ifstream f(start_file);
-        cb.base_values = json::parse(f).value("values", json::object());
+    try {
+        start = scenario::load_defaults(lo);
+        if (!start_file.empty())
+            cb.base_values = json::parse(scenario::read_input_file(start_file)).value("values", json::object());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s%s\n", dynamic_cast<const scenario::InputError*>(&e) ? "" : "swapsim calibrate: --start: ",
+                     e.what());
+        return 2;
     }
     std::vector<double> x0, lb, ub;
     for (const auto* d : cb.free) {
@@ -358,8 +365,15 @@ int cmd_calibrate(int argc, char** argv)
         return 1;
     }
     fs::remove_all(cb.tmp);
-    fs::create_directories(fs::path(out).parent_path().empty() ? fs::path(".") : fs::path(out).parent_path());
-    std::ofstream(out) << doc.dump(2) << "\n";
+    try {
+        std::error_code ec;
+        if (!fs::path(out).parent_path().empty())
+            fs::create_directories(fs::path(out).parent_path(), ec);
+        report::write_file_atomic(out, doc.dump(2) + "\n");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "swapsim calibrate: %s\n", e.what());
+        return 1;
+    }
     std::printf("%s", doc.dump(2).c_str());
     std::printf("\n");
     return 0;

@@ -109,7 +109,7 @@ int cmd_compare(int argc, char** argv)
         }
     }
     if (!all && tables_wanted.empty()) {
-        usage(stderr);
+        std::fprintf(stderr, "swapsim compare: name tables or --all (see swapsim compare --help)\n");
         return 2;
     }
     if (job_list.empty() != out_dir.empty()) {

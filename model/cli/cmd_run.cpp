@@ -50,20 +50,14 @@ void usage(FILE* f)
         "On a terminal, stderr shows the simulated time against sim.time_limit while it runs.\n");
 }
 
-// The output folder must be writable before a long run starts.
+// The output folder must be writable before a long run starts; it is created only when the
+// result is written, so a failed run leaves no empty folder behind.
 std::string check_out_dir(const std::string& dir)
 {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec)
-        return dir + ": cannot create output directory: " + ec.message();
-    std::string probe = (fs::path(dir) / (".swapsim-probe." + std::to_string(getpid()))).string();
-    std::ofstream f(probe);
-    if (!f)
-        return dir + ": output directory is not writable: " + std::strerror(errno);
-    f.close();
-    std::remove(probe.c_str());
-    return "";
+    if (dir.empty())
+        return "swapsim run: --out: empty folder name";
+    std::string bad = report::check_output_file((fs::path(dir) / "result.json").string());
+    return bad.empty() ? bad : dir + ": cannot create output directory: " + bad;
 }
 
 }  // namespace
@@ -71,6 +65,7 @@ std::string check_out_dir(const std::string& dir)
 int cmd_run(int argc, char** argv)
 {
     std::string path, out, baseline;
+    bool out_given = false;
     scenario::LoadOptions lo, base_lo;
     run::RunOptions ro;
     std::vector<std::string> base_args;   // the baseline's: --params, --no-builtin-params
@@ -83,6 +78,7 @@ int cmd_run(int argc, char** argv)
                 return 0;
             } else if (a == "--out") {
                 out = need();
+                out_given = true;
             } else if (a == "--baseline") {
                 baseline = need();
             } else if (a == "--set") {
@@ -122,7 +118,7 @@ int cmd_run(int argc, char** argv)
         return 2;
     }
     if (path.empty()) {
-        usage(stderr);
+        std::fprintf(stderr, "swapsim run: a scenario file is required (see swapsim run --help)\n");
         return 2;
     }
     ro.progress = ::isatty(2) && !ro.verbose;
@@ -137,10 +133,11 @@ int cmd_run(int argc, char** argv)
             fs::remove_all(tmp);
     };
     try {
-        scenario::Config cfg = scenario::load_scenario(path, lo);
+        std::string text = scenario::read_input_file(path);   // read once: a FIFO reads only once
+        scenario::Config cfg = scenario::load_scenario_text(text, path, lo);
         if (!baseline.empty())
             scenario::load_scenario(baseline, base_lo);   // bad input before anything runs
-        if (!out.empty()) {
+        if (out_given) {
             std::string bad = check_out_dir(out);
             if (!bad.empty()) {
                 std::fprintf(stderr, "%s\n", bad.c_str());
@@ -160,10 +157,7 @@ int cmd_run(int argc, char** argv)
             args.insert(args.end(), base_args.begin(), base_args.end());
             child = calibrate::spawn_run(args, tmp + "/b.err");
         }
-        std::ifstream f(path);
-        std::stringstream text;
-        text << f.rdbuf();
-        nlohmann::json result = run::run_scenario(cfg, text.str(), ro);
+        nlohmann::json result = run::run_scenario(cfg, text, ro);
         if (baseline.empty()) {
             std::fputs(report::format_table(result).c_str(), stdout);
         } else {

@@ -8,6 +8,8 @@
 // that `swapsim collect DIR` reads.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -40,6 +42,7 @@ void usage(FILE* f)
         "Runs SCENARIO at every point of the grid of --vary values (one child process each, N at a\n"
         "time) and prints a table: one row per point, one column per --show value.\n"
         "  --vary key=v1,v2,...  a parameter (see `swapsim params`) and its values; several --vary make a grid\n"
+        "                        (every point is validated first; a grid above --max-points N, 1000, is refused)\n"
         "  --show a,b,...        metric names (see `swapsim metrics`) or dotted paths into result.json\n"
         "                        (devices.iaa.mean_queue_wait_us); default throughput_kbps,elapsed_s,sys_s.\n"
         "                        Unknown names are refused before anything runs\n"
@@ -112,6 +115,33 @@ std::string csv_field(const std::string& s)
     return q + "\"";
 }
 
+// --vary key=v1,v2,...: a key not varied before, and every value non-empty.
+std::pair<std::string, std::vector<std::string>> parse_vary(
+    const std::string& v, const std::vector<std::pair<std::string, std::vector<std::string>>>& before)
+{
+    auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+        throw std::invalid_argument("--vary: expected key=v1,v2,..., got '" + scenario::clip(v, 80) + "'");
+    std::string key = v.substr(0, eq), list = v.substr(eq + 1);
+    for (const auto& kv : before)
+        if (kv.first == key)
+            throw std::invalid_argument("--vary " + scenario::clip(key, 80) + " given twice; list all its values in one --vary");
+    std::vector<std::string> values;
+    size_t start = 0;
+    while (true) {
+        size_t comma = list.find(',', start);
+        std::string x = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (x.empty())
+            throw std::invalid_argument("--vary " + scenario::clip(key, 80) + ": value " + std::to_string(values.size() + 1) +
+                                        " is empty in '" + scenario::clip(list, 80) + "'");
+        values.push_back(x);
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return {key, values};
+}
+
 }  // namespace
 
 std::string sweep_table(const json& index, const std::map<std::string, json>& results, TableFormat f)
@@ -174,7 +204,7 @@ int cmd_sweep(int argc, char** argv)
     std::string scenario, out_dir, job_list;
     std::vector<std::pair<std::string, std::vector<std::string>>> vary;
     std::vector<std::string> show = {"throughput_kbps", "elapsed_s", "sys_s"}, base_args;
-    int jobs = default_jobs(), runs = 1;
+    int jobs = default_jobs(), runs = 1, max_points = 1000;
     TableFormat format = TableFormat::Markdown;
     scenario::LoadOptions lo;
     try {
@@ -185,11 +215,7 @@ int cmd_sweep(int argc, char** argv)
                 usage(stdout);
                 return 0;
             } else if (a == "--vary") {
-                std::string v = need();
-                auto eq = v.find('=');
-                if (eq == std::string::npos || eq + 1 == v.size())
-                    throw std::invalid_argument("--vary: expected key=v1,v2,..., got '" + v + "'");
-                vary.emplace_back(v.substr(0, eq), split(v.substr(eq + 1), ','));
+                vary.push_back(parse_vary(need(), vary));
             } else if (a == "--show") {
                 show = split(need(), ',');
             } else if (a == "--set" || a == "--params") {
@@ -201,6 +227,8 @@ int cmd_sweep(int argc, char** argv)
                 lo.builtin_params = false;
             } else if (a == "-j") {
                 jobs = int_arg(a, need(), 1, 256);
+            } else if (a == "--max-points") {
+                max_points = int_arg(a, need(), 1, 1000000);
             } else if (a == "--runs") {
                 runs = int_arg(a, need(), 1, 100);
             } else if (a == "--out") {
@@ -232,6 +260,15 @@ int cmd_sweep(int argc, char** argv)
         std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
         return 2;
     }
+    // Refuse a grid larger than --max-points before building it.
+    double grid = 1;
+    for (const auto& kv : vary)
+        grid *= double(kv.second.size());
+    if (grid > max_points) {
+        std::fprintf(stderr, "swapsim sweep: the grid has %.0f points, more than --max-points %d; use fewer "
+                     "--vary values or raise --max-points\n", grid, max_points);
+        return 2;
+    }
     // Grid points in row-major order of the --vary options.
     std::vector<std::vector<std::string>> points = {{}};
     for (const auto& [key, values] : vary) {
@@ -244,18 +281,30 @@ int cmd_sweep(int argc, char** argv)
             }
         points = next;
     }
+    // The scenario, the --set/--params arguments and every point are checked in this process
+    // before any folder or file is made.
     json base;
-    {
-        std::ifstream f(scenario);
-        if (!f) {
-            std::fprintf(stderr, "%s: cannot read\n", scenario.c_str());
-            return 2;
+    try {
+        std::string text = scenario::read_input_file(scenario);
+        scenario::load_scenario_text(text, scenario, lo);
+        base = json::parse(text);
+        for (const auto& p : points) {
+            try {
+                scenario::load_scenario_text(point_scenario(base, vary, p).dump(), scenario, lo);
+            } catch (const scenario::InputError& e) {
+                std::string at;
+                for (size_t k = 0; k < vary.size(); k++)
+                    at += (k ? " " : "") + vary[k].first + "=" + p[k];
+                std::fprintf(stderr, "%s (sweep point %s)\n", e.what(), scenario::clip(at, 200).c_str());
+                return 2;
+            }
         }
-        base = json::parse(f, nullptr, false);
-        if (base.is_discarded() || !base.is_object()) {
-            std::fprintf(stderr, "%s: not a JSON object (see swapsim validate)\n", scenario.c_str());
-            return 2;
-        }
+    } catch (const scenario::InputError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "swapsim sweep: %s: %s\n", scenario.c_str(), e.what());
+        return 2;
     }
     bool keep = !out_dir.empty();
     fs::path dir;
@@ -263,7 +312,12 @@ int cmd_sweep(int argc, char** argv)
         dir = out_dir;
     } else {
         std::string tmpl = (fs::temp_directory_path() / "swapsim_sweep.XXXXXX").string();
-        dir = ::mkdtemp(tmpl.data());
+        if (!::mkdtemp(tmpl.data())) {
+            std::fprintf(stderr, "swapsim sweep: %s: cannot create a temporary folder: %s\n", tmpl.c_str(),
+                         std::strerror(errno));
+            return 1;
+        }
+        dir = tmpl;
     }
     auto cleanup = [&] {
         if (!keep)

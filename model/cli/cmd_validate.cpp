@@ -19,14 +19,11 @@ const char* usage =
     "  --set key=value   override one parameter after the scenario (value is JSON or a plain string)\n"
     "  --params FILE     apply a calibrated parameter file {\"values\": {...}} after the scenario\n";
 
-// True if `path` holds exactly the JSON Schema `swapsim schema` prints.
-bool is_current_schema(const std::string& path)
+// True if `text` is exactly the JSON Schema `swapsim schema` prints.
+bool is_current_schema(const std::string& text)
 {
-    std::ifstream f(path);
-    if (!f)
-        return false;
     try {
-        nlohmann::json j = nlohmann::json::parse(f);
+        nlohmann::json j = nlohmann::json::parse(text);
         return j.is_object() && j.value("$schema", std::string()).find("json-schema.org") != std::string::npos &&
                j == scenario::json_schema();
     } catch (...) {
@@ -48,11 +45,12 @@ int validate(int argc, char** argv)
     int status = 0;
     for (const auto& path : o.positional) {
         try {
-            if (is_current_schema(path)) {   // scenarios/swapsim.schema.json itself
+            std::string text = scenario::read_input_file(path);   // once: a FIFO reads only once
+            if (is_current_schema(text)) {   // scenarios/swapsim.schema.json itself
                 std::printf("%s: ok (the scenario schema, current)\n", path.c_str());
                 continue;
             }
-            scenario::load_scenario(path, o.load);
+            scenario::load_scenario_text(text, path, o.load);
             std::printf("%s: ok\n", path.c_str());
         } catch (const scenario::InputError& e) {
             std::fflush(stdout);

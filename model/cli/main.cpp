@@ -1,4 +1,5 @@
 // swapsim: a discrete-event performance model of the Linux anonymous-memory swap path.
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "scenario/registry.hpp"
 
 namespace swapsim { const char* version(); const char* git_commit(); }
 
@@ -118,8 +120,11 @@ int generate_docs(const std::string& dir)
 
 int main(int argc, char** argv)
 {
+    // A file size limit (ulimit -f) fails the write with EFBIG, which the writers handle
+    // (temporary file removed), instead of killing the process with the file half written.
+    std::signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
-        usage(stderr);
+        std::fprintf(stderr, "swapsim: a command is required (see swapsim --help)\n");
         return 2;
     }
     std::string cmd = argv[1];
@@ -156,8 +161,7 @@ int main(int argc, char** argv)
     }
     const Command* c = find(cmd);
     if (!c) {
-        std::fprintf(stderr, "swapsim: unknown command '%s'\n", cmd.c_str());
-        usage(stderr);
+        std::fprintf(stderr, "swapsim: unknown command '%s' (see swapsim --help)\n", swapsim::scenario::clip(cmd).c_str());
         return 2;
     }
     std::vector<char*> sub;

@@ -26,6 +26,15 @@ struct Sim::Impl {
     std::unique_ptr<sg4::Engine> engine;
     std::vector<sg4::Host*> cores;
     std::vector<MemBandwidth> dram;   // per socket
+    std::vector<sg4::SemaphorePtr> parked;   // Sim::park, by id
+    sg4::SemaphorePtr& sem(int id)
+    {
+        if (size_t(id) >= parked.size())
+            parked.resize(size_t(id) + 1);
+        if (!parked[size_t(id)])
+            parked[size_t(id)] = sg4::Semaphore::create(0);
+        return parked[size_t(id)];
+    }
 };
 
 Sim::Sim(int* argc, char** argv, const PlatformSpec& p, bool verbose) : impl_(new Impl), spec_(p)
@@ -125,6 +134,9 @@ void Sim::sleep_until(double t)
     if (t > now)
         sg4::this_actor::sleep_for(t - now);
 }
+
+void Sim::park(int id) { impl_->sem(id)->acquire(); }
+void Sim::unpark(int id) { impl_->sem(id)->release(); }
 
 struct Sim::Barrier::Impl {
     sg4::BarrierPtr b;

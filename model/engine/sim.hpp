@@ -65,6 +65,10 @@ public:
         int n_;
     };
 
+    // Block the calling actor until unpark(id) (one s4u::Semaphore per id, made on first use).
+    void park(int id);
+    void unpark(int id);
+
 private:
     struct Impl;
     Impl* impl_;

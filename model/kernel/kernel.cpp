@@ -54,10 +54,13 @@ void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing, const char*
 
 void Ctx::flush()
 {
-    if (pending_ + task.stolen + pending_mem_s_ > 0)
+    const bool runs = pending_ + task.stolen + pending_mem_s_ > 0;
+    if (runs) {
         k.sched_balance(task);
+        k.cpu_get(task, clk_);
+    }
     // On a core of its own a busy-wait and work take the same time: one activity for both.
-    const double busy = k.core_shared(task) ? pending_busy_ : 0;
+    const double busy = k.sibling_running(task) ? pending_busy_ : 0;
     double cpu = (pending_ - busy > 1e-12 * pending_ ? pending_ - busy : 0) + task.stolen;
     double work = cpu + pending_mem_s_;
     double stretch = 0;   // wall over work
@@ -85,6 +88,8 @@ void Ctx::flush()
         clk_.sleep_until(clk_.now() + busy);
         task.stime += busy;
     }
+    if (runs)
+        k.cpu_put(task, clk_);
     task.stolen = 0;
     pending_ = pending_sys_ = pending_user_ = pending_spin_ = pending_busy_ = 0;
     pending_mem_bytes_ = pending_mem_s_ = pending_mem_sys_s_ = 0;
@@ -178,6 +183,39 @@ void Kernel::sched_sleep(Task& t)
     t.running = false;
 }
 
+bool Kernel::sibling_running(const Task& t) const
+{
+    int sib = cfg_.topo.sibling(t.cpu);
+    return sib >= 0 && nr_running_[size_t(sib)] > 0;
+}
+
+void Kernel::cpu_get(Task& t, Clock& clk)
+{
+    int& owner = cpu_owner_[size_t(t.cpu)];
+    if (owner < 0) {
+        owner = t.pid;
+        return;
+    }
+    double t0 = clk.now();
+    cpu_waiters_[size_t(t.cpu)].push_back(t.pid);
+    clk.park(t.pid);   // cpu_put hands the CPU over: owner is t.pid on return
+    runqueue_waits++;
+    runqueue_wait_s += clk.now() - t0;
+}
+
+void Kernel::cpu_put(Task& t, Clock& clk)
+{
+    std::deque<int>& q = cpu_waiters_[size_t(t.cpu)];
+    if (q.empty()) {
+        cpu_owner_[size_t(t.cpu)] = -1;
+        return;
+    }
+    int next = q.front();
+    q.pop_front();
+    cpu_owner_[size_t(t.cpu)] = next;
+    clk.unpark(next);
+}
+
 bool Kernel::core_shared(const Task& t) const
 {
     int sib = cfg_.topo.sibling(t.cpu);
@@ -257,6 +295,8 @@ Kernel::Kernel(const KConfig& cfg)
     zswap_max_pages_ = cfg.dram_pages * cfg.max_pool_percent / 100;
     nr_running_.assign(size_t(cfg.topo.nr_cpus()), 0);
     allowed_.assign(size_t(cfg.topo.nr_cpus()), 1);
+    cpu_owner_.assign(size_t(cfg.topo.nr_cpus()), -1);
+    cpu_waiters_.resize(size_t(cfg.topo.nr_cpus()));
 }
 
 uint32_t Kernel::mm_create(int owner_task, int owner_cpu)

@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <memory>
 #include <queue>
+#include <stdexcept>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,6 +45,10 @@ public:
     // Streaming memory traffic from `cpu`: `bytes` at up to `rate` bytes/s (shares DRAM).
     virtual void mem(int cpu, double bytes, double rate) = 0;
     virtual void sleep_until(double t) = 0;            // blocked, off CPU
+    // Runqueue waits: park() blocks task `pid` until another task calls unpark(pid). Only
+    // needed when tasks share a logical CPU (Kernel::cpu_get); a plain clock never parks.
+    virtual void park(int pid) { throw std::logic_error("this clock cannot park a task"); }
+    virtual void unpark(int pid) {}
 };
 
 // Page table entry of an anon VMA: 0 none, PTE_SWAP|offset a swap entry, else folio id + 1.
@@ -194,6 +200,14 @@ public:
     void sched_sleep(Task& t);    // the task blocks or exits
     void sched_balance(Task& t);  // newidle balancing: leave a shared core for an idle one
     bool core_shared(const Task& t) const;   // another running task on its CPU or SMT sibling
+    bool sibling_running(const Task& t) const;   // a running task on its SMT sibling
+    // Time-sharing of a logical CPU: a task runs its planned time only while it holds its
+    // CPU; others runnable there wait in FIFO order (round robin at flush granularity, the
+    // idealised CFS of equal weights). The wait is runqueue latency, not CPU time.
+    void cpu_get(Task& t, Clock& clk);
+    void cpu_put(Task& t, Clock& clk);
+    uint64_t runqueue_waits = 0;
+    double runqueue_wait_s = 0;
     // Device timelines may forget what ended before the engine's current time.
     void prune_devices(double now);
 
@@ -354,6 +368,8 @@ private:
     std::vector<Task> tasks_;
     std::vector<int> nr_running_;     // per logical CPU
     std::vector<char> allowed_;       // per logical CPU
+    std::vector<int> cpu_owner_;      // per logical CPU: the task running on it, or -1
+    std::vector<std::deque<int>> cpu_waiters_;
     int find_idle_core(int socket) const;
     std::vector<std::pair<uint32_t, uint32_t>> vma_ref_;   // global vma id -> (mm, index)
     int free_cpu_ = 0;                  // CPU whose obj stock takes zswap uncharges

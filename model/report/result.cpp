@@ -493,28 +493,73 @@ std::string format_table(const std::vector<const json*>& cols, bool change)
     return out;
 }
 
+void write_file_atomic(const std::string& path, const std::string& text)
+{
+    std::string tmp = path + ".tmp." + std::to_string(getpid());
+    auto fail = [&](const std::string& what, int err) {
+        std::remove(tmp.c_str());
+        throw std::runtime_error(what + std::strerror(err));
+    };
+    {
+        std::ofstream f(tmp, std::ios::binary);
+        if (!f)
+            fail(tmp + ": cannot write: ", errno);
+        f << text;
+        if (!f.flush())
+            fail(tmp + ": write failed: ", errno ? errno : EIO);
+        f.close();
+        if (f.fail())
+            fail(tmp + ": write failed: ", errno ? errno : EIO);
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        fail(path + ": cannot rename into place: ", errno);
+}
+
 void write_result(const std::string& dir, const json& doc)
 {
     namespace fs = std::filesystem;
+    // The folders this creates are removed again if the write fails.
+    std::vector<fs::path> made;
     std::error_code ec;
+    for (fs::path d = fs::absolute(dir, ec); !d.empty() && !fs::exists(d, ec) && d != d.parent_path();
+         d = d.parent_path())
+        made.push_back(d);
     fs::create_directories(dir, ec);
-    if (ec)
-        throw std::runtime_error(dir + ": cannot create output directory: " + ec.message());
-    std::string final_path = (fs::path(dir) / "result.json").string();
-    std::string tmp = final_path + ".tmp." + std::to_string(getpid());
-    {
-        std::ofstream f(tmp);
-        if (!f)
-            throw std::runtime_error(tmp + ": cannot write: " + std::strerror(errno));
-        f << doc.dump(2) << "\n";
-        if (!f.flush())
-            throw std::runtime_error(tmp + ": write failed: " + std::strerror(errno));
+    try {
+        if (ec)
+            throw std::runtime_error(dir + ": cannot create output directory: " + ec.message());
+        write_file_atomic((fs::path(dir) / "result.json").string(), doc.dump(2) + "\n");
+    } catch (...) {
+        for (const fs::path& d : made)
+            fs::remove(d, ec);
+        throw;
     }
-    if (std::rename(tmp.c_str(), final_path.c_str()) != 0) {
-        std::string e = std::strerror(errno);
-        std::remove(tmp.c_str());
-        throw std::runtime_error(final_path + ": cannot rename into place: " + e);
-    }
+}
+
+std::string check_output_file(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    if (path.empty())
+        return "empty file name";
+    std::error_code ec;
+    fs::path p(path);
+    if (fs::is_directory(p, ec))
+        return "is a folder, expected a file name";
+    if (fs::exists(p, ec) && !fs::is_regular_file(p, ec))
+        return "not a regular file";
+    // The nearest folder that exists must take a new file.
+    fs::path dir = fs::absolute(p, ec).parent_path();
+    while (!dir.empty() && !fs::exists(dir, ec) && dir != dir.parent_path())
+        dir = dir.parent_path();
+    if (!fs::is_directory(dir, ec))
+        return dir.string() + " is not a folder";
+    std::string probe = (dir / (".swapsim-probe." + std::to_string(getpid()))).string();
+    std::FILE* f = std::fopen(probe.c_str(), "w");
+    if (!f)
+        return "cannot write in " + dir.string() + ": " + std::strerror(errno);
+    std::fclose(f);
+    std::remove(probe.c_str());
+    return "";
 }
 
 std::string format_profile(const json& result)

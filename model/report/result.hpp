@@ -41,6 +41,12 @@ std::string format_profile(const nlohmann::json& result);
 // Write `doc` to DIR/result.json through a temporary file and rename (no partial output).
 // Throws std::runtime_error naming the path on failure.
 void write_result(const std::string& dir, const nlohmann::json& doc);
+// Write `text` to `path` the same way: a temporary file beside it, renamed into place; on any
+// failure the temporary file is removed and std::runtime_error names the path.
+void write_file_atomic(const std::string& path, const std::string& text);
+// "" if `path` can be written later as a file (not a folder; its folder exists or can be
+// made and takes new files), else why not (without the path). Creates nothing.
+std::string check_output_file(const std::string& path);
 
 // min, median, max, mean, stdev and Jain's fairness index of per-process values.
 nlohmann::json distribution(std::vector<double> v);

@@ -40,6 +40,8 @@ public:
     void cpu(int cpu, double s) override { sim_.cpu_on(cpu, s); }
     void mem(int cpu, double bytes, double rate) override { sim_.mem_on(cpu, bytes, rate); }
     void sleep_until(double t) override { engine::Sim::sleep_until(t); }
+    void park(int pid) override { sim_.park(pid); }
+    void unpark(int pid) override { sim_.unpark(pid); }
 
 private:
     engine::Sim& sim_;

@@ -5,6 +5,7 @@
 #include <map>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,7 +24,8 @@ constexpr size_t max_file_size = 16 << 20;
 std::string read_file(const std::string& path)
 {
     auto fail = [&](int err) { throw InputError(path, "", std::string("cannot read: ") + std::strerror(err)); };
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO opens at once, and reads as empty while it has no writer.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         fail(errno);
     struct stat st {};
@@ -38,6 +40,16 @@ std::string read_file(const std::string& path)
         ssize_t n = ::read(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            // A pipe whose writer is slow: wait for data, at most 10 s between chunks.
+            pollfd p{fd, POLLIN, 0};
+            int r = ::poll(&p, 1, 10000);
+            if (r == 0) {
+                ::close(fd);
+                throw InputError(path, "", "cannot read: no data for 10 s (a pipe without a writer?)");
+            }
+            continue;
+        }
         if (n < 0) {
             int err = errno;
             ::close(fd);
@@ -269,6 +281,8 @@ Config load_scenario_text(const std::string& text, const std::string& file, cons
 {
     return load_scenario_text(text, file, opt, registry());
 }
+
+std::string read_input_file(const std::string& path) { return read_file(path); }
 
 Config load_scenario(const std::string& path, const LoadOptions& opt)
 {

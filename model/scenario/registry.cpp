@@ -107,9 +107,15 @@ std::string Registry::nearest_impl(std::string_view name, std::string_view prefi
     auto consider = [&](const std::string& cand) {
         if (cand.compare(0, below.size(), below) != 0 || cand == name)
             return;
-        size_t full = detail::edit_distance(name, cand);
-        size_t part = detail::edit_distance(last, last_component(cand));
         size_t budget = typo_budget(last.size());  // typos are judged on the last component
+        // Lengths further apart than the budget are never close: no distance matrix for a
+        // 1 MB key.
+        auto dist = [budget](std::string_view a, std::string_view b) {
+            size_t gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+            return gap > budget ? SIZE_MAX : detail::edit_distance(a, b);
+        };
+        size_t full = dist(name, cand);
+        size_t part = dist(last, last_component(cand));
         bool close = full <= budget || part <= budget;
         if (!close)
             return;
@@ -129,15 +135,26 @@ namespace {
 
 std::string compose(const std::string& file, const std::string& path, const std::string& msg)
 {
-    std::string s = file;
+    std::string s = clip(file, 200);
     s += ": ";
     if (!path.empty()) {
-        s += path;
+        s += clip(path, 200);
         s += ": ";
     }
-    s += msg;
+    s += clip(msg, 600);
     return s;
 }
+
+}  // namespace
+
+std::string clip(std::string_view s, size_t max)
+{
+    if (s.size() <= max)
+        return std::string(s);
+    return std::string(s.substr(0, max > 3 ? max - 3 : 0)) + "...";
+}
+
+namespace {
 
 }  // namespace
 
@@ -176,6 +193,9 @@ std::string closest(std::string_view s, const std::vector<std::string>& candidat
     std::string best;
     size_t best_d = typo_budget(s.size()) + 1;
     for (const auto& c : candidates) {
+        size_t gap = s.size() > c.size() ? s.size() - c.size() : c.size() - s.size();
+        if (gap >= best_d)
+            continue;
         size_t d = edit_distance(s, c);
         if (d < best_d) {
             best_d = d;
@@ -190,11 +210,7 @@ namespace {
 template <class J>
 std::string show_json(const J& v)
 {
-    std::string s = v.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
-    constexpr size_t max_len = 60;
-    if (s.size() > max_len)
-        s = s.substr(0, max_len - 3) + "...";
-    return s;
+    return clip(v.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace));
 }
 
 bool simple_key(std::string_view k)

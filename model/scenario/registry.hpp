@@ -152,6 +152,13 @@ Config load_defaults(const LoadOptions& opt = {}, const Registry& reg = registry
 // an IAA device, a compressor that is not modelled, ... Throws InputError naming the key.
 void validate_semantics(const Config& cfg, const std::string& file);
 
+// A scenario or parameter file's bytes (at most 16M; a FIFO without a writer reads as empty,
+// never blocks). Throws InputError naming the file.
+std::string read_input_file(const std::string& path);
+
+// `s` cut to `max` bytes with "..." for messages (a 1 MB value is not echoed whole).
+std::string clip(std::string_view s, size_t max = 60);
+
 // Parsing helpers shared with the CLI (throw std::invalid_argument with a reason).
 double parse_size(const nlohmann::json& v);
 double parse_time(const nlohmann::json& v);
