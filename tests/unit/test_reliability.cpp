@@ -57,3 +57,28 @@ TEST_CASE("a FIFO without a writer is an empty file, not a hang", "[cli][reliabi
     }
     fs::remove(f);
 }
+
+// More runnable tasks than CPUs: they time-share their CPUs (the runqueue), so the CPU time
+// booked never exceeds elapsed x CPUs, and no task's user or sys time is negative.
+TEST_CASE("tasks beyond the CPUs time-share them: CPU time fits in elapsed x CPUs", "[run][reliability]")
+{
+    fs::path d = fresh_dir("swapsim_oversub");
+    auto r = swapsim_test::run_swapsim({"run", "tests/data/medium.json", "--set", "workload.cpus=0-0", "--out",
+                                        d.string()});
+    REQUIRE(r.status == 0);
+    auto j = nlohmann::json::parse(swapsim_test::slurp((d / "result.json").string()));
+    const auto& m = j["metrics"];
+    double elapsed = m["elapsed_s"], cpu = double(m["user_s"]) + double(m["sys_s"]);
+    CHECK(cpu <= elapsed * 1 * (1 + 1e-9));
+    double one_task = 0;
+    for (const auto& p : j["per_process"]) {
+        double u = p["user_s"], s = p["sys_s"];
+        CHECK(u >= 0);
+        CHECK(s >= 0);
+        CHECK(u + s <= double(p["wall_s"]) * (1 + 1e-9));
+        one_task = std::max(one_task, u + s);
+    }
+    // 16 tasks on one CPU (before: 650 s CPU in 43 s): at least 16/1 of an average task's CPU time passes.
+    CHECK(elapsed >= cpu / 1 * (1 - 1e-9));
+    fs::remove_all(d);
+}
