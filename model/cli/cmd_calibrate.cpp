@@ -234,9 +234,7 @@ int cmd_calibrate(int argc, char** argv)
             throw std::invalid_argument("--out " + out + ": " + bad);
         const scenario::Registry& reg = scenario::registry();
         if (free_names.empty())
-            for (const auto& d : reg.all())
-                if (d.fit_default)
-                    free_names.push_back(d.name);
+            free_names = reg.fit_defaults();
         for (const auto& n : free_names) {
             const scenario::ParamDef* d = reg.find(n);
             if (!d) {

@@ -71,7 +71,6 @@ struct Costs {
     double zone_lock_batch = 0;     // zone->lock section per pcp batch of 64 pages
     double zone_lock_buddy = 0;     // zone->lock section per non-pcp folio alloc or free
     double zero_bw = 1e10;          // bytes/s clearing a new folio (clear_page)
-    double user_write_bw = 1e10;    // bytes/s of usemem's store loop
     double charge = 0;              // try_charge_memcg page-counter path
     double charge_stock = 0;        // consume_stock hit
     double counter_hold = 0;        // page_counter cache line held per atomic update

@@ -14,6 +14,7 @@
 #include "engine/sim.hpp"
 #include "kernel/kernel.hpp"
 #include "report/result.hpp"
+#include "scenario/settings.hpp"
 #include "run/trace.hpp"
 #include "scenario/compressors.hpp"
 #include "workload/swapinout.hpp"
@@ -93,147 +94,13 @@ static void zram_config(const Config& cfg, kernel::KConfig& k)
 
 kernel::KConfig kernel_config(const Config& cfg)
 {
-    kernel::KConfig k;
-    k.topo.sockets = int(cfg.i("machine.sockets"));
-    k.topo.cores_per_socket = int(cfg.i("machine.cores_per_socket"));
-    k.topo.threads_per_core = int(cfg.i("machine.threads_per_core"));
-    k.hz = cfg.num("machine.cpu_freq");
-    k.reclaim_slice = cfg.num("sim.reclaim_slice");
-    k.dram_pages = pages_or_max(cfg.num("machine.dram"));
-    k.memcg_high = pages_or_max(cfg.num("kernel.memcg.high"));
-    k.memcg_max = pages_or_max(cfg.num("kernel.memcg.max"));
-    k.memcg_swap_max = pages_or_max(cfg.num("kernel.memcg.swap_max"));
-    k.membind = int(cfg.i("workload.membind"));
-    for (double sz : cfg.list("kernel.mthp.enabled")) {
-        unsigned order = 0;
-        while ((mm::PAGE_SIZE << order) < uint64_t(sz))
-            order++;
-        if (order)
-            k.mthp_orders.push_back(order);
-    }
-    std::sort(k.mthp_orders.rbegin(), k.mthp_orders.rend());
-    k.thp_swap = cfg.b("kernel.thp_swap");
-    k.swappiness = unsigned(cfg.i("kernel.swappiness"));
-    k.hz_jiffies = unsigned(cfg.i("kernel.hz"));
-    k.page_cluster = unsigned(cfg.i("kernel.page_cluster"));
-    k.vma_ra = cfg.b("kernel.vma_ra_enabled");
-    k.swap_cache = cfg.s("kernel.swap_cache") == "swap_table" ? kernel::SwapCacheImpl::SwapTable
-                                                               : kernel::SwapCacheImpl::XArray;
-    k.swap_alloc = cfg.s("kernel.swap_alloc") == "cluster_lock" ? kernel::SwapAllocLock::ClusterLock
-                                                                 : kernel::SwapAllocLock::SiLock;
-    k.slot_cache = cfg.b("kernel.swap_slot_cache");
-    k.swap_batch = unsigned(cfg.i("kernel.swap_batch"));
-    k.lru_add_batch = unsigned(cfg.i("kernel.lru_add_batch"));
-    k.zswap = cfg.b("kernel.zswap.enabled");
-    k.max_pool_percent = unsigned(cfg.i("kernel.zswap.max_pool_percent"));
-    k.accept_threshold_percent = unsigned(cfg.i("kernel.zswap.accept_threshold_percent"));
-    k.zswap_large = cfg.b("kernel.zswap.large_folios");
-    k.zswap_writeback = cfg.b("kernel.zswap.writeback");
-    k.zswap_entry_charge = unsigned(cfg.i("kernel.zswap.entry_charge"));
-    k.zs_chain_size = unsigned(cfg.i("kernel.zsmalloc.chain_size"));
-    const std::string& dev = cfg.s("swap.device");
-    k.dev = dev == "pmem" ? kernel::SwapDev::Pmem : dev == "none" ? kernel::SwapDev::None
-          : dev == "zram" ? kernel::SwapDev::Zram : kernel::SwapDev::Ssd;
-    k.swap_slots = pages_or_max(cfg.num(k.dev == kernel::SwapDev::Zram ? "swap.zram.disksize" : "swap.size"));
+    kernel::KConfig k = scenario::fill_settings(cfg).kernel;
+    // zram and the large-folio allocation what-if are still read by name (rows marked
+    // .no_field in their params.cpp): to bind.
+    if (k.dev == kernel::SwapDev::Zram)
+        k.swap_slots = pages_or_max(cfg.num("swap.zram.disksize"));
     k.mthp_alloc_fail = cfg.num("kernel.mthp.alloc_fail_percent") / 100;
-    k.swapfile_slots = uint64_t(cfg.num("swap.swapfile_free") / double(mm::PAGE_SIZE));
-    k.ssd.write_bw = cfg.num("swap.ssd.write_bw");
-    k.ssd.read_bw = cfg.num("swap.ssd.read_bw");
-    k.ssd.latency = cfg.num("swap.ssd.latency");
-    k.ssd.nr_requests = int(cfg.i("swap.ssd.nr_requests"));
-    k.ssd.max_request = uint64_t(cfg.num("swap.ssd.max_request"));
-
-    const double hz = k.hz;
-    auto cyc = [&](const char* n) { return cfg.num(n) / hz; };
-    auto ns = [&](const char* n) { return cfg.num(n) * 1e-9; };
-    kernel::Costs& c = k.c;
-    c.fault = cyc("cost.fault.base");
-    c.fault_per_pte = cyc("cost.fault.per_pte");
-    c.alloc_folio = cyc("cost.alloc.folio");
-    c.alloc_per_page = cyc("cost.alloc.per_page");
-    c.zone_lock_batch = cyc("cost.zone.lock_hold_batch");
-    c.zone_lock_buddy = cyc("cost.zone.lock_hold_buddy");
-    c.zero_bw = cfg.num("cost.mem.clear_bw");
-    c.user_write_bw = cfg.num("cost.user.write_bw");
-    c.charge = cyc("cost.memcg.charge");
-    c.charge_stock = cyc("cost.memcg.charge_stock");
-    c.counter_hold = ns("cost.memcg.counter_hold_ns");
-    c.lru_lock_base = cyc("cost.lru.lock_base");
-    c.lru_add_per_folio = cyc("cost.lru.add_per_folio");
-    c.isolate_per_folio = cyc("cost.lru.isolate_per_folio");
-    c.putback_per_folio = cyc("cost.lru.putback_per_folio");
-    c.reclaim_entry = cyc("cost.reclaim.entry");
-    c.shrink_round = cyc("cost.reclaim.round");
-    c.rmap_walk = cyc("cost.rmap.walk");
-    c.rmap_per_pte = cyc("cost.rmap.per_pte");
-    c.tlb_flush = ns("cost.tlb.shootdown_ns");
-    c.tlb_irq = ns("cost.tlb.irq_ns");
-    c.add_to_swap = cyc("cost.swap.add_to_swap");
-    c.si_lock_hold = cyc("cost.swap.lock_hold");
-    c.si_lock_per_slot = cyc("cost.swap.lock_per_slot");
-    c.si_alloc_per_range = cyc("cost.swap.alloc_per_range");
-    c.si_free_per_range = cyc("cost.swap.free_per_range");
-    c.swap_cache_add = cyc("cost.swapcache.add");
-    c.swap_cache_del = cyc("cost.swapcache.del");
-    c.swap_cache_per_page = cyc("cost.swapcache.per_page");
-    c.swap_cache_lookup = cyc("cost.swapcache.lookup");
-    c.free_folio = cyc("cost.folio.free");
-    c.split_folio = cyc("cost.folio.split_per_page");
-    c.zswap_store_folio = cyc("cost.zswap.store_folio");
-    c.zswap_store_page = cyc("cost.zswap.store_page");
-    c.zswap_invalidate_page = cyc("cost.zswap.invalidate_page");
-    c.zswap_tree_hold = cyc("cost.zswap.tree_hold");
-    c.zs_class_hold = cyc("cost.zsmalloc.class_hold");
-    c.zs_free_cold = cyc("cost.zsmalloc.free_cold");
-    c.zs_copy_bw = cfg.num("cost.zsmalloc.copy_bw");
-    c.list_lru_hold = cyc("cost.list_lru.hold");
-    c.zswap_load_page = cyc("cost.zswap.load_page");
-    c.bio_submit = cyc("cost.bio.submit");
-    c.bio_per_folio = cyc("cost.bio.per_folio");
-    c.pmem_bw = cfg.num("cost.pmem.bw");
-    c.swapin_fault = cyc("cost.swapin.fault");
-    c.zap_per_pte = cyc("cost.zap.per_pte");
-    c.zap_per_folio = cyc("cost.zap.per_folio");
-    c.zap_per_swap = cyc("cost.zap.per_swap");
-    c.exit_mm = cyc("cost.exit.mm");
-    c.lock_handoff = ns("cost.lock.handoff_ns");
-
-    // The compressor on the workload's data (usemem writes each word's index).
-    const std::string& comp = cfg.s("kernel.zswap.compressor");
-    k.comp.name = comp;
-    if (comp == "zstd" || comp == "lz4" || comp == "lzo-rle") {
-        std::string base = "cost.compress." + comp + ".usemem_";
-        k.comp.comp_len = unsigned(cfg.num(base + "len"));
-        k.comp.comp_s = cfg.num(base + "comp") / hz;
-        k.comp.decomp_s = cfg.num(base + "decomp") / hz;
-    } else {
-        // IAA: fixed Huffman (deflate-iaa) or canned tables; engine job times per 4 KiB page.
-        std::string mode = comp == "deflate-iaa-canned" ? "canned" : "fixed";
-        std::string c = "cost.iaa." + mode + ".";
-        k.comp.hw = true;
-        k.comp.comp_len = unsigned(cfg.num("cost.compress." + comp + ".usemem_len"));
-        k.comp.comp_s = (cfg.num(c + "comp_base_ns") + 4 * cfg.num(c + "comp_ns_per_kb")) * 1e-9;
-        k.comp.decomp_s = (cfg.num(c + "decomp_base_ns") + 4 * cfg.num(c + "decomp_ns_per_kb")) * 1e-9;
-    }
     zram_config(cfg, k);
-    k.zswap_batch = unsigned(cfg.i("kernel.zswap.batch_size"));
-    kernel::IaaConfig& ic = k.iaa;
-    ic.dev.devices_per_socket = int(cfg.i("machine.iaa.devices_per_socket"));
-    ic.dev.comp_engines = int(cfg.i("machine.iaa.comp_engines"));
-    ic.dev.decomp_engines = int(cfg.i("machine.iaa.decomp_engines"));
-    ic.dev.wq_size = int(cfg.i("machine.iaa.wq_size"));
-    ic.dev.per_package = cfg.s("kernel.iaa.distribute") == "per_package";
-    if (!cfg.s("machine.iaa.offline").empty())
-        ic.dev.offline = scenario::parse_cpulist(cfg.s("machine.iaa.offline"), ic.dev.devices_per_socket * k.topo.sockets);
-    const std::string& sm = cfg.s("kernel.iaa.sync_mode");
-    ic.mode = sm == "async" ? kernel::IaaMode::Async : sm == "async_irq" ? kernel::IaaMode::AsyncIrq : kernel::IaaMode::Sync;
-    ic.verify = cfg.b("kernel.iaa.verify_compress");
-    ic.submit = ns("cost.iaa.submit_ns");
-    ic.crc = ns("cost.iaa.crc_ns");
-    ic.irq_wake = ns("cost.iaa.irq_wake_ns");
-    ic.irq_cpu = ns("cost.iaa.irq_cpu_ns");
-    if (k.comp.hw && k.zswap && int(ic.dev.offline.size()) >= ic.dev.devices_per_socket * k.topo.sockets)
-        throw std::runtime_error("every IAA device is offline: deflate-iaa has no device");
     return k;
 }
 

@@ -7,7 +7,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernel/config.hpp"
 #include "scenario/registry.hpp"
 
 namespace swapsim::run {
@@ -21,9 +20,6 @@ struct RunOptions {
     std::string trace;      // CSV time series (run/trace.hpp) every trace_step of simulated time
     double trace_step = 0.1;
 };
-
-// Typed kernel configuration and costs from a scenario.
-kernel::KConfig kernel_config(const scenario::Config& cfg);
 
 // Runs the scenario; returns result.json's content. `scenario_text` is hashed for provenance.
 // Throws std::runtime_error if the simulation fails (invariant broken, deadlock, OOM).

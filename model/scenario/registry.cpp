@@ -83,6 +83,17 @@ void Registry::add(ParamDef d)
     defs_.push_back(std::move(d));
 }
 
+void Registry::set_fit_defaults(std::vector<std::string> names)
+{
+    for (const auto& n : names) {
+        auto it = index_.find(n);
+        if (it == index_.end())
+            throw std::logic_error("registry: fit default '" + n + "' is not a parameter");
+        defs_[it->second].fit_default = true;
+    }
+    fit_defaults_ = std::move(names);
+}
+
 const ParamDef* Registry::find(std::string_view name) const
 {
     auto it = index_.find(name);

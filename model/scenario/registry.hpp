@@ -4,15 +4,19 @@
 // default lives in one ParamDef. Validation, `swapsim params`, `swapsim schema`, the effective
 // configuration dump and the calibrator's list of free parameters are all derived from it.
 // The dotted name mirrors the JSON nesting: "kernel.memcg.high" is {"kernel":{"memcg":{"high":..}}}.
+// Rows are declared in the params.cpp of the folder whose code reads them, each naming the
+// typed field of scenario::Settings it fills (scenario/param_table.hpp, scenario/settings.hpp).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +39,16 @@ enum class Kind {
 
 enum class Category { Meta, Machine, Swap, Kernel, Workload, Cost, Sim };
 
+class Config;
+struct Settings;   // the typed fields the parameters fill (scenario/settings.hpp)
+
+// One field of one of Settings' structs: its type, where it sits and which section reaches it.
+struct FieldRef {
+    const std::type_info* owner = nullptr;   // the struct the field belongs to
+    size_t offset = 0, size = 0;              // bytes within that struct
+    const void* section = nullptr;            // the accessor from Settings to that struct
+};
+
 const char* kind_name(Kind k);
 const char* category_name(Category c);
 
@@ -54,6 +68,12 @@ struct ParamDef {
     bool fitted = false;                // calibration may tune it; reproduction scenarios must not set it
     bool required = false;              // a scenario must give it
     bool fit_default = false;           // in `swapsim calibrate`'s default set of free parameters
+    // Where the value goes (scenario/settings.hpp): `fill` writes `field` of the Settings, or
+    // `no_field` says why nothing does (validated only, or read by the report).
+    std::function<void(const Config&, const ParamDef&, Settings&)> fill = {};
+    bool fill_late = false;             // after the other rows: it reads fields they fill (machine.cpu_freq)
+    FieldRef field = {};
+    std::string no_field = {};
 };
 
 class Registry {
@@ -68,6 +88,9 @@ public:
     std::string nearest_param(std::string_view name) const;
     // True if `name` is an object prefix of some key ("kernel", "kernel.memcg").
     bool is_object(std::string_view name) const;
+    // `swapsim calibrate`'s default free parameters, in the order it frees them.
+    const std::vector<std::string>& fit_defaults() const { return fit_defaults_; }
+    void set_fit_defaults(std::vector<std::string> names);   // marks them fit_default; throws std::logic_error if unknown
 
 private:
     std::string nearest_impl(std::string_view name, std::string_view prefix, bool objects) const;
@@ -75,6 +98,7 @@ private:
     std::vector<ParamDef> defs_;
     std::map<std::string, size_t, std::less<>> index_;
     std::set<std::string, std::less<>> objects_;   // every proper prefix of a key
+    std::vector<std::string> fit_defaults_;
 };
 
 // The program's registry (model/scenario/params.cpp).

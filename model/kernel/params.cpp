@@ -1,0 +1,184 @@
+// Registry rows of the kernel paths (kernel/*.cpp): the sysctl, sysfs and cgroup knobs they
+// read, and their fitted costs (cycles are divided by machine.cpu_freq, ns are wall time).
+#include "scenario/param_table.hpp"
+
+#include <algorithm>
+
+#include "mm/types.hpp"
+
+namespace swapsim::scenario {
+namespace {
+
+// kernel.mthp.enabled: the anon folio orders set to "always", highest first.
+std::vector<unsigned> folio_orders(const Config& cfg, const ParamDef& d, const Settings&)
+{
+    std::vector<unsigned> orders;
+    for (double sz : cfg.list(d.name)) {
+        unsigned order = 0;
+        while ((mm::PAGE_SIZE << order) < uint64_t(sz))
+            order++;
+        if (order)
+            orders.push_back(order);
+    }
+    std::sort(orders.rbegin(), orders.rend());
+    return orders;
+}
+
+bool per_package(const Config& cfg, const ParamDef& d, const Settings&) { return cfg.s(d.name) == "per_package"; }
+
+}  // namespace
+
+void add_kernel_params(Table& t)
+{
+    // memcontrol.cpp
+    t.size(Category::Kernel, "kernel.memcg.high", "max", 0, 1e15, "memory.high of the workload's cgroup", "cgroup v2 default: max", true).to(section::kernel, &kernel::KConfig::memcg_high, Conv::Pages);
+    t.size(Category::Kernel, "kernel.memcg.max", "max", 0, 1e15, "memory.max of the workload's cgroup", "cgroup v2 default: max", true).to(section::kernel, &kernel::KConfig::memcg_max, Conv::Pages);
+    t.size(Category::Kernel, "kernel.memcg.swap_max", "max", 0, 1e15, "memory.swap.max of the workload's cgroup", "cgroup v2 default: max", true).to(section::kernel, &kernel::KConfig::memcg_swap_max, Conv::Pages);
+    // fault.cpp and swap.cpp: folio sizes and swap
+    t.p({"kernel.mthp.enabled", Kind::SizeList, "bytes", nlohmann::json::array(), 0, 2 * MiB, false, false, {},
+         "anonymous folio sizes set to 'always' in /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled (empty: 4K only)",
+         "kernel default: all mTHP sizes never", Category::Kernel}).to(section::kernel, &kernel::KConfig::mthp_orders, folio_orders);
+    t.real(Category::Kernel, "kernel.mthp.alloc_fail_percent", "%", 0, 0, 100, "what-if: share of large-folio allocations (faults and swap-in) that find no free block of their order (fragmented memory); they fall back an order", "default: memory not fragmented").no_field(kByName);
+    t.flag(Category::Kernel, "kernel.thp_swap", true, "CONFIG_THP_SWAP: allocate contiguous swap slots for a large folio instead of splitting it", "mm/Kconfig: def_bool y on x86-64").to(section::kernel, &kernel::KConfig::thp_swap);
+    t.integer(Category::Kernel, "kernel.swappiness", "", 60, 0, 200, "vm.swappiness (anon vs file scan balance)", "kernel default 60").to(section::kernel, &kernel::KConfig::swappiness);
+    t.integer(Category::Kernel, "kernel.hz", "Hz", 1000, 100, 1000, "CONFIG_HZ: jiffy length for memory.high throttling", "x86_64_defconfig: CONFIG_HZ_1000").to(section::kernel, &kernel::KConfig::hz_jiffies);
+    t.integer(Category::Kernel, "kernel.page_cluster", "", 3, 0, 5, "vm.page-cluster: swap readahead window is up to 2^page_cluster pages", "kernel default 3").to(section::kernel, &kernel::KConfig::page_cluster);
+    t.flag(Category::Kernel, "kernel.vma_ra_enabled", true, "/sys/kernel/mm/swap/vma_ra_enabled: VMA-based swap readahead", "kernel default true").to(section::kernel, &kernel::KConfig::vma_ra);
+    t.choice(Category::Kernel, "kernel.swap_cache", "xarray", {"xarray", "swap_table"}, "swap cache: XArray per 64 MiB (<= v6.17) or per-cluster swap table (v6.18)", "seed 000 kernel: mm-unstable 2024-09 (XArray)").to(section::kernel, &kernel::KConfig::swap_cache);
+    t.choice(Category::Kernel, "kernel.swap_alloc", "si_lock", {"si_lock", "cluster_lock"}, "slot allocator locking: device-wide si->lock (v6.12) or per-cluster locks (v6.14+)", "seed 000 kernel: v6.12-era allocator").to(section::kernel, &kernel::KConfig::swap_alloc);
+    t.flag(Category::Kernel, "kernel.swap_slot_cache", true, "per-CPU swap slot cache for order-0 slots (removed in v6.15)", "seed 000 kernel: v6.12").to(section::kernel, &kernel::KConfig::slot_cache);
+    t.integer(Category::Kernel, "kernel.swap_batch", "slots", 64, 1, 512, "SWAP_BATCH: order-0 slots fetched per slot-cache refill", "include/linux/swap.h: SWAP_BATCH 64").to(section::kernel, &kernel::KConfig::swap_batch);
+    t.integer(Category::Kernel, "kernel.lru_add_batch", "folios", 31, 1, 64, "folios gathered per CPU before lru_add_drain takes lru_lock", "include/linux/pagevec.h: PAGEVEC_SIZE 31").to(section::kernel, &kernel::KConfig::lru_add_batch);
+    // swap.cpp: zswap, iaa_crypto, zsmalloc
+    t.flag(Category::Kernel, "kernel.zswap.enabled", true, "zswap enabled", "seed 000: zswap runs").to(section::kernel, &kernel::KConfig::zswap);
+    t.choice(Category::Kernel, "kernel.zswap.compressor", "zstd", {"zstd", "lz4", "lzo-rle", "deflate-iaa", "deflate-iaa-canned"}, "zswap compressor (deflate-iaa: IAA fixed Huffman; deflate-iaa-canned: IAA canned tables)", "seed 000 zstd columns (Kconfig default is lzo)").to(section::compressor, &kernel::CompressorModel::name);
+    t.integer(Category::Kernel, "kernel.zswap.max_pool_percent", "%", 20, 0, 100, "zswap pool limit as a share of RAM", "mm/zswap.c default 20").to(section::kernel, &kernel::KConfig::max_pool_percent);
+    t.integer(Category::Kernel, "kernel.zswap.accept_threshold_percent", "%", 90, 0, 100, "after hitting the limit, accept again below this share of it", "mm/zswap.c default 90").to(section::kernel, &kernel::KConfig::accept_threshold_percent);
+    t.flag(Category::Kernel, "kernel.zswap.large_folios", true, "zswap_store() accepts large folios (v6.13); false: v6.12 rejects them to the swap device", "seed 000 'after' kernel (zswap-mTHP v7)").to(section::kernel, &kernel::KConfig::zswap_large);
+    t.flag(Category::Kernel, "kernel.zswap.writeback", true, "memory.zswap.writeback: a rejected folio may go to the swap device", "cgroup default 1").to(section::kernel, &kernel::KConfig::zswap_writeback);
+    t.integer(Category::Kernel, "kernel.zswap.entry_charge", "bytes", 0, 0, 65536,
+           "what-if: bytes charged to the memcg per zswap entry besides its compressed length (as if struct zswap_entry or its tree and zsmalloc metadata were accounted)",
+           "mm/zswap.c v6.12: zswap_store charges obj_cgroup_charge_zswap(objcg, entry->length) only").to(section::kernel, &kernel::KConfig::zswap_entry_charge);
+    t.integer(Category::Kernel, "kernel.zswap.batch_size", "pages", 1, 1, 8, "pages of a folio compressed per batch (ZSWAP_MAX_BATCH_SIZE); 1: mainline, 8: IAA batching series", "mainline zswap_store: page by page").to(section::kernel, &kernel::KConfig::zswap_batch);
+    t.choice(Category::Kernel, "kernel.iaa.sync_mode", "sync", {"sync", "async", "async_irq"}, "iaa_crypto sync_mode: busy-poll, submit-then-poll (batching), or sleep for the IRQ", "iaa_crypto default sync (seed 000 v7 runs)").to(section::iaa, &kernel::IaaConfig::mode);
+    t.flag(Category::Kernel, "kernel.iaa.verify_compress", true, "iaa_crypto verify_compress: decompress every result and compare CRCs", "iaa_crypto default 1; seed 000: enabled in the v7 runs").to(section::iaa, &kernel::IaaConfig::verify);
+    t.choice(Category::Kernel, "kernel.iaa.distribute", "per_cpu", {"per_cpu", "per_package"}, "CPU-to-IAA mapping: the 6.x driver's per-CPU wq_table, or compress jobs spread over the socket's devices", "iaa_crypto 6.x: per-CPU mapping").to(section::iaa_dev, &hw::IaaParams::per_package, per_package);
+    t.integer(Category::Kernel, "kernel.zsmalloc.chain_size", "pages", 8, 4, 16, "CONFIG_ZSMALLOC_CHAIN_SIZE: max pages per zspage", "mm/Kconfig default 8").to(section::kernel, &kernel::KConfig::zs_chain_size);
+}
+
+// Simulation control of the kernel paths.
+void add_kernel_sim_params(Table& t)
+{
+    t.time(Category::Sim, "sim.reclaim_slice", 2e-3, 1e-6, 1, "planned kernel time after which a task in reclaim or munmap runs it before going on (interleaves concurrent tasks)", "swapsim: bench/run_granularity.sh: from 0.25 to 4 ms the 64K column moves < 1%, the 2M column < 3% in throughput and < 1% in sys").to(section::kernel, &kernel::KConfig::reclaim_slice);
+}
+
+void add_kernel_costs(Table& t)
+{
+    // fault.cpp: do_anonymous_page, folio allocation, charge, lru_add
+    t.cycles("cost.fault.base", 1500, "page fault entry/exit + handle_mm_fault, per fault", "will-it-scale page_fault1: ~1 us per 4K fault incl. clearing").to(section::costs, &kernel::Costs::fault);
+    t.cycles("cost.fault.per_pte", 20, "set_ptes / rmap / counters per page mapped by a fault", est).to(section::costs, &kernel::Costs::fault_per_pte);
+    t.cycles("cost.alloc.folio", 500, "folio allocation from the pcp lists or buddy, per folio", est).to(section::costs, &kernel::Costs::alloc_folio);
+    t.cycles("cost.alloc.per_page", 15, "struct page initialisation per page of a large folio", est).to(section::costs, &kernel::Costs::alloc_per_page);
+    t.cycles("cost.zone.lock_hold_batch", 2000, "zone->lock section refilling or draining a pcp batch of 64 pages", est).to(section::costs, &kernel::Costs::zone_lock_batch);
+    t.cycles("cost.zone.lock_hold_buddy", 400, "zone->lock section of one non-pcp (e.g. 64K) folio allocation or free", est).to(section::costs, &kernel::Costs::zone_lock_buddy);
+    t.rate(Category::Cost, "cost.mem.clear_bw", 12e9, "bytes/s one thread clears a new folio (clear_page_erms)", "Sapphire Rapids: rep stosb ~10-15 GB/s per core", true).to(section::costs, &kernel::Costs::zero_bw);
+    t.cycles("cost.memcg.charge", 300, "try_charge_memcg page-counter path (stock miss)", est).to(section::costs, &kernel::Costs::charge);
+    t.cycles("cost.memcg.charge_stock", 40, "consume_stock hit", est).to(section::costs, &kernel::Costs::charge_stock);
+    t.nanos("cost.memcg.counter_hold_ns", 80, "page_counter cache line held by one atomic update under contention", "x86 cross-core cache-line transfer ~50-150 ns").to(section::costs, &kernel::Costs::counter_hold);
+    // vmscan.cpp: shrink_inactive_list, rmap, TLB flush, add_to_swap, swap slots and cache
+    t.cycles("cost.lru.lock_base", 200, "lruvec->lru_lock section, fixed part", est).to(section::costs, &kernel::Costs::lru_lock_base);
+    t.cycles("cost.lru.add_per_folio", 60, "lru_add_fn per folio in a drained batch", est).to(section::costs, &kernel::Costs::lru_add_per_folio);
+    t.cycles("cost.lru.isolate_per_folio", 80, "isolate_lru_folios per folio", est).to(section::costs, &kernel::Costs::isolate_per_folio);
+    t.cycles("cost.lru.putback_per_folio", 80, "move_folios_to_lru per folio", est).to(section::costs, &kernel::Costs::putback_per_folio);
+    t.cycles("cost.reclaim.entry", 3000,
+             "per try_to_free_mem_cgroup_pages call: setup, psi, memcg iteration, stats flush, shrink_slab, vmpressure, and the spinning on their shared state when dozens of tasks reclaim at once",
+             "path length alone: ~1 us; fitted by swapsim calibrate (Case 1's 64K columns spend 32-144 s more sys than its 2M columns on the same evicted pages with 7-9x the memcg_high events: 0.3-1.1 ms per call)").to(section::costs, &kernel::Costs::reclaim_entry);
+    t.cycles("cost.reclaim.round", 1000, "shrink_inactive_list fixed part per SWAP_CLUSTER_MAX round", est).to(section::costs, &kernel::Costs::shrink_round);
+    t.cycles("cost.rmap.walk", 1500, "folio_referenced / try_to_unmap: anon_vma lock and walk, per folio", est).to(section::costs, &kernel::Costs::rmap_walk);
+    t.cycles("cost.rmap.per_pte", 30, "per PTE visited by an rmap walk", est).to(section::costs, &kernel::Costs::rmap_per_pte);
+    t.nanos("cost.tlb.shootdown_ns", 2000, "try_to_unmap_flush_dirty: IPI to the owner's CPU and wait for it", "x86 TLB shootdown round trip ~1-3 us").to(section::costs, &kernel::Costs::tlb_flush);
+    t.nanos("cost.tlb.irq_ns", 800, "flush_tlb_func on the interrupted CPU (or a local flush)", est).to(section::costs, &kernel::Costs::tlb_irq);
+    t.cycles("cost.swap.add_to_swap", 800, "folio_alloc_swap + mem_cgroup_try_charge_swap outside locks", est).to(section::costs, &kernel::Costs::add_to_swap);
+    t.cycles("cost.swap.lock_hold", 500, "get_swap_pages / swap_entry_range_free under si->lock, fixed", est).to(section::costs, &kernel::Costs::si_lock_hold);
+    t.cycles("cost.swap.lock_per_slot", 20, "... per slot scanned, refilled or freed", est).to(section::costs, &kernel::Costs::si_lock_per_slot);
+    t.cycles("cost.swap.alloc_per_range", 250,
+             "... per range allocated (a slot-cache refill allocates its 64 slots one by one): cluster lock, swap_map, swap_range_alloc's atomic on nr_swap_pages",
+             "estimate from v6.12 cluster_alloc_range/swap_range_alloc: two cross-CPU cache lines (cluster, nr_swap_pages) at ~100 cycles each").to(section::costs, &kernel::Costs::si_alloc_per_range);
+    t.cycles("cost.swap.free_per_range", 1000,
+             "... per range freed (swapcache_free_entries frees its 64 slots one by one): cluster lock, mem_cgroup_uncharge_swap, swap_range_free's clear_shadow_from_swap_cache and nr_swap_pages atomic",
+             "estimate from v6.12 swap_entry_range_free: ~8 cache lines written by other CPUs (cluster, swap_cgroup and its ctrl->lock, memcg->swap counter and id ref, zeromap, swap cache xa_lock and node, nr_swap_pages) at 100-150 cycles each").to(section::costs, &kernel::Costs::si_free_per_range);
+    t.cycles("cost.swapcache.add", 300, "add_to_swap_cache under xa_lock, fixed", est).to(section::costs, &kernel::Costs::swap_cache_add);
+    t.cycles("cost.swapcache.del", 300, "__delete_from_swap_cache under xa_lock, fixed", est).to(section::costs, &kernel::Costs::swap_cache_del);
+    t.cycles("cost.swapcache.per_page", 40, "per slot stored or erased in the swap cache", est).to(section::costs, &kernel::Costs::swap_cache_per_page);
+    t.cycles("cost.swapcache.lookup", 200, "swap_cache_get_folio", est).to(section::costs, &kernel::Costs::swap_cache_lookup);
+    t.cycles("cost.folio.free", 600, "free_unref_folios + memcg uncharge, per folio", est).to(section::costs, &kernel::Costs::free_folio);
+    t.cycles("cost.folio.split_per_page", 300, "split_folio_to_list per page", est).to(section::costs, &kernel::Costs::split_folio);
+    // swap.cpp: zswap_store / zswap_load over zsmalloc, swap writeback, swap-in
+    t.cycles("cost.zswap.store_folio", 1500, "zswap_store fixed part: pool, objcg, limits, stats", est).to(section::costs, &kernel::Costs::zswap_store_folio);
+    t.cycles("cost.zswap.store_page", 800, "zswap_store_page outside locks and compression: entry, request, stats, and the cache-line traffic on shared pool and memcg state when many CPUs store at once", est).to(section::costs, &kernel::Costs::zswap_store_page);
+    t.cycles("cost.zswap.invalidate_page", 800, "zswap_invalidate outside locks: entry free, uncharge, stats, and the cache-line traffic on shared pool, swap and memcg state when many CPUs free at once (munmap of many processes)", est).to(section::costs, &kernel::Costs::zswap_invalidate_page);
+    t.cycles("cost.zswap.tree_hold", 250, "xa_store / xa_erase under the zswap tree lock", est).to(section::costs, &kernel::Costs::zswap_tree_hold);
+    t.cycles("cost.zsmalloc.class_hold", 400, "zs_malloc / zs_free under the size-class lock", est, 100, 1000).to(section::costs, &kernel::Costs::zs_class_hold);
+    t.cycles("cost.zsmalloc.free_cold", 0, "zs_free's extra time under the class lock: obj_free and fix_fullness_group touch a zspage, its page and the object's link long out of cache",
+             "what-if, off in the committed model: ~550 cycles (2 DRAM misses x ~110 ns on Sapphire Rapids at 2.5 GHz) is the physical estimate; with it, refits traded throughput for sys time and a change sign (README, 'What the model does not get right yet')").to(section::costs, &kernel::Costs::zs_free_cold);
+    t.rate(Category::Cost, "cost.zsmalloc.copy_bw", 5e9, "bytes/s copying a compressed object into its zspage", "estimate: kmap + memcpy of < 4 KiB", true).to(section::costs, &kernel::Costs::zs_copy_bw);
+    t.cycles("cost.list_lru.hold", 150, "list_lru_add / del under the zswap memcg-node list lock", est).to(section::costs, &kernel::Costs::list_lru_hold);
+    t.cycles("cost.zswap.load_page", 1500, "zswap_load outside decompression", est).to(section::costs, &kernel::Costs::zswap_load_page);
+    t.cycles("cost.bio.submit", 4000, "bio + request allocation, submit_bio, driver, per request", est).to(section::costs, &kernel::Costs::bio_submit);
+    t.cycles("cost.bio.per_folio", 1000, "__swap_writepage per folio: writeback flags, bio_add_folio, events", est).to(section::costs, &kernel::Costs::bio_per_folio);
+    t.rate(Category::Cost, "cost.pmem.bw", 10e9, "bytes/s of a pmem swap read or write (memcpy)", "DRAM-backed pmem: memcpy ~10 GB/s per core", true).to(section::costs, &kernel::Costs::pmem_bw);
+    t.cycles("cost.swapin.fault", 2000, "do_swap_page fixed part", est).to(section::costs, &kernel::Costs::swapin_fault);
+    // exit.cpp: zap_pte_range and exit_mmap
+    t.cycles("cost.zap.per_pte", 20, "zap_pte_range per present PTE", est).to(section::costs, &kernel::Costs::zap_per_pte);
+    t.cycles("cost.zap.per_folio", 300, "folio release at unmap", est).to(section::costs, &kernel::Costs::zap_per_folio);
+    t.cycles("cost.zap.per_swap", 150, "free_swap_and_cache_nr per swap PTE outside locks", est).to(section::costs, &kernel::Costs::zap_per_swap);
+    t.cycles("cost.exit.mm", 50000, "exit_mmap fixed part", est).to(section::costs, &kernel::Costs::exit_mm);
+    // hw/lock: every spinlock above
+    t.nanos("cost.lock.handoff_ns", 100, "qspinlock cache-line handoff when the lock is contended", "x86 cross-core cache-line transfer ~50-150 ns (range: 20-300 ns)", 20, 300).to(section::costs, &kernel::Costs::lock_handoff);
+}
+
+void add_compressor_costs(Table& t)
+{
+    // zram and compressor costs by block size and data kind (calibration/compressors/table.json).
+    t.real(Category::Cost, "cost.compress.kernel_factor", "", 1.6, 1.2, 1.6, "in-kernel compressor time over the user-space library time of calibration/compressors/table.json (crypto/zcomp call, per-CPU stream, older in-kernel builds); not applied to usemem data, whose costs are the fitted cost.compress.*.usemem_*",
+           "range: docs/compressors.md 4.6, Glover's in-kernel zram costs are 1.2-1.6x the library's. Value fitted (the only cost fitted there) on the seed-003 table's four times, sum of log errors squared: 0.50 at 1.2, 0.34 at 1.3, 0.07 at 1.6, the bound: the model lacks swap-in work or the seed's machine is slower than 2.5 GHz Sapphire Rapids", true).no_field(kByName);
+    t.nanos("cost.zram.same_check_hit_ns", 500, "page_same_filled on a same-filled 4 KiB page (scans it all)", "compressors.md 4.5 (design note): 498 ns per zero page", 100, 2000).no_field(kByName);
+    t.nanos("cost.zram.same_check_miss_ns", 30, "page_same_filled on a normal page (stops at the first differing word)", "compressors.md 4.5 (design note): 26-31 ns on usemem, elf, text, random pages", 5, 200).no_field(kByName);
+    t.cycles("cost.zram.write_page", 1000, "zram_write_page outside compression and zs_malloc: slot lock, zram_free_page of the old data, table entry, stats, bio segment", est, 200, 5000).no_field(kByName);
+    t.cycles("cost.zram.read_page", 800, "zram_read_page outside decompression: slot lock, zs_map_object / zs_unmap_object, stats, bio segment", est, 200, 5000).no_field(kByName);
+    t.cycles("cost.zram.free_page", 300, "zram_slot_free_notify / zram_free_page outside zs_free: slot trylock, flags, stats", est, 100, 3000).no_field(kByName);
+    // Compressors on the usemem data pattern (each 8-byte word holds its index), per 4 KiB page.
+    // Sizes are measured, not fitted; CPU costs are user-space library times x 1.3 (in-kernel
+    // overhead, compressors.md 4.6) at 2.5 GHz.
+    const char* meas = "docs/compressors.md App. A.6 / 4.2: usemem data, 4 KiB calls";
+    t.real(Category::Cost, "cost.compress.zstd.usemem_len", "bytes", 565, 1, 4096, "zstd-3 compressed size of one usemem page", meas).to(section::zstd, &kernel::CompressorModel::comp_len);
+    t.cycles("cost.compress.zstd.usemem_comp", 48300, "zstd-3 compression of one usemem page", "docs/compressors.md 4.2: 14.9 us x 1.3 kernel factor at 2.5 GHz").to(section::zstd, &kernel::CompressorModel::comp_s);
+    t.cycles("cost.compress.zstd.usemem_decomp", 20200, "zstd-3 decompression of one usemem page", "docs/compressors.md 4.2: 6.2 us x 1.3 at 2.5 GHz").to(section::zstd, &kernel::CompressorModel::decomp_s);
+    t.real(Category::Cost, "cost.compress.lz4.usemem_len", "bytes", 2056, 1, 4096, "lz4 compressed size of one usemem page", meas).to(section::lz4, &kernel::CompressorModel::comp_len);
+    t.cycles("cost.compress.lz4.usemem_comp", 21100, "lz4 compression of one usemem page", "docs/compressors.md 4.2: 6.5 us x 1.3 at 2.5 GHz").to(section::lz4, &kernel::CompressorModel::comp_s);
+    t.cycles("cost.compress.lz4.usemem_decomp", 16700, "lz4 decompression of one usemem page", "docs/compressors.md 4.2: 5.1 us x 1.3 at 2.5 GHz").to(section::lz4, &kernel::CompressorModel::decomp_s);
+    // IAA: a job holds an engine for base + per KiB of uncompressed data.
+    const char* zan = "Zanussi iaa_crypto v2 cover: sync 3,177 ns compress / 2,235 ns decompress per 4 KiB incl. submission";
+    const char* glo = "Glover canned-mode cover: by_1 34,493 / 20,038 ns per 64 KiB job";
+    t.nanos("cost.iaa.fixed.comp_base_ns", 1200, "IAA fixed-Huffman compress job, fixed part", zan).to(section::iaa_fixed, &IaaJobNs::comp_base, Conv::Raw);
+    t.nanos("cost.iaa.fixed.comp_ns_per_kb", 425, "IAA fixed-Huffman compress job, per KiB of input", zan).to(section::iaa_fixed, &IaaJobNs::comp_per_kb, Conv::Raw);
+    t.nanos("cost.iaa.fixed.decomp_base_ns", 800, "IAA decompress job (fixed-Huffman data), fixed part", zan).to(section::iaa_fixed, &IaaJobNs::decomp_base, Conv::Raw);
+    t.nanos("cost.iaa.fixed.decomp_ns_per_kb", 300, "IAA decompress job, per KiB of output", zan).to(section::iaa_fixed, &IaaJobNs::decomp_per_kb, Conv::Raw);
+    t.nanos("cost.iaa.canned.comp_base_ns", 700, "IAA canned-mode compress job, fixed part", glo).to(section::iaa_canned, &IaaJobNs::comp_base, Conv::Raw);
+    t.nanos("cost.iaa.canned.comp_ns_per_kb", 340, "IAA canned-mode compress job, per KiB of input", glo).to(section::iaa_canned, &IaaJobNs::comp_per_kb, Conv::Raw);
+    t.nanos("cost.iaa.canned.decomp_base_ns", 450, "IAA decompress job (canned data), fixed part", glo).to(section::iaa_canned, &IaaJobNs::decomp_base, Conv::Raw);
+    t.nanos("cost.iaa.canned.decomp_ns_per_kb", 200, "IAA canned-mode decompress job, per KiB of output", glo).to(section::iaa_canned, &IaaJobNs::decomp_per_kb, Conv::Raw);
+    t.nanos("cost.iaa.submit_ns", 200, "iaa_crypto: prepare and submit one descriptor (movdir64b/enqcmds)", zan).to(section::iaa, &kernel::IaaConfig::submit);
+    t.nanos("cost.iaa.crc_ns", 100, "verify_compress: compare the CRCs of one page", est).to(section::iaa, &kernel::IaaConfig::crc);
+    t.nanos("cost.iaa.irq_wake_ns", 3700, "async_irq: completion interrupt to the task running again", "Zanussi v2: async_irq 6,847 ns vs sync 3,177 ns per compress").to(section::iaa, &kernel::IaaConfig::irq_wake);
+    t.nanos("cost.iaa.irq_cpu_ns", 1500, "async_irq: CPU time of the IRQ thread and the wakeup", est).to(section::iaa, &kernel::IaaConfig::irq_cpu);
+    const char* zmeas = "measured here: zlib deflate Z_FIXED, 4 KiB window, on usemem pages (tools/usemem_ratios.c)";
+    t.real(Category::Cost, "cost.compress.deflate-iaa.usemem_len", "bytes", 1378, 1, 8192, "IAA fixed-Huffman (4 KiB history) compressed size of one usemem page", zmeas).to(section::deflate_iaa, &kernel::CompressorModel::comp_len);
+    t.real(Category::Cost, "cost.compress.deflate-iaa-canned.usemem_len", "bytes", 1139, 1, 8192, "IAA canned-mode compressed size of one usemem page",
+           "measured here: the fixed mode's LZ77 symbols priced with the canned Huffman table of Glover's iaa_crypto canned-mode patch (tools/iaa_canned_len.py)").to(section::deflate_iaa_canned, &kernel::CompressorModel::comp_len);
+    t.real(Category::Cost, "cost.compress.lzo-rle.usemem_len", "bytes", 1560, 1, 4096, "lzo-rle compressed size of one usemem page (lzo1x-1 measured)", meas).to(section::lzo_rle, &kernel::CompressorModel::comp_len);
+    t.cycles("cost.compress.lzo-rle.usemem_comp", 22300, "lzo-rle compression of one usemem page", "docs/compressors.md 4.2: lzo1x-1 6.9 us x 1.3 at 2.5 GHz").to(section::lzo_rle, &kernel::CompressorModel::comp_s);
+    t.cycles("cost.compress.lzo-rle.usemem_decomp", 11200, "lzo-rle decompression of one usemem page", "docs/compressors.md 4.2: lzo1x-1 3.4 us x 1.3 at 2.5 GHz").to(section::lzo_rle, &kernel::CompressorModel::decomp_s);
+}
+
+}  // namespace swapsim::scenario

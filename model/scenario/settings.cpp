@@ -1,0 +1,189 @@
+// fill_settings: the registry rows' fills, then the fields computed from them.
+#include "scenario/settings.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "mm/types.hpp"
+
+namespace swapsim::scenario {
+
+size_t option_index(const ParamDef& d, const std::string& value)
+{
+    auto it = std::find(d.options.begin(), d.options.end(), value);
+    if (it == d.options.end())
+        throw std::logic_error(d.name + ": '" + value + "' is not one of its options");
+    return size_t(it - d.options.begin());
+}
+
+uint64_t pages_or_max(double bytes)
+{
+    if (std::isinf(bytes))
+        return UINT64_MAX;
+    return uint64_t(bytes) / mm::PAGE_SIZE;
+}
+
+namespace {
+
+// The fields no row states, computed from those that do.
+void derive(Settings& s)
+{
+    kernel::KConfig& k = s.kernel;
+    Compressors& t = s.compressors;
+    // The compressor on the workload's data: CPU costs as given, IAA's from its engine jobs.
+    auto iaa = [](kernel::CompressorModel& m, const IaaJobNs& j) {
+        m.hw = true;
+        m.comp_s = (j.comp_base + 4 * j.comp_per_kb) * 1e-9;
+        m.decomp_s = (j.decomp_base + 4 * j.decomp_per_kb) * 1e-9;
+    };
+    iaa(t.deflate_iaa, t.iaa_fixed);
+    iaa(t.deflate_iaa_canned, t.iaa_canned);
+    const std::pair<const char*, const kernel::CompressorModel*> by_name[] = {
+        {"zstd", &t.zstd}, {"lz4", &t.lz4}, {"lzo-rle", &t.lzo_rle},
+        {"deflate-iaa", &t.deflate_iaa}, {"deflate-iaa-canned", &t.deflate_iaa_canned}};
+    std::string name = k.comp.name;
+    for (const auto& [n, m] : by_name)
+        if (name == n)
+            k.comp = *m;
+    k.comp.name = name;
+
+    s.platform.sockets = k.topo.sockets;
+    s.platform.cores_per_socket = k.topo.cores_per_socket;
+    s.platform.threads_per_core = k.topo.threads_per_core;
+    s.platform.hz = k.hz;
+
+    const hw::IaaParams& dev = k.iaa.dev;
+    if (k.comp.hw && k.zswap && int(dev.offline.size()) >= dev.devices_per_socket * k.topo.sockets)
+        throw std::runtime_error("every IAA device is offline: deflate-iaa has no device");
+}
+
+// Fields derive() computes, and struct fields that are themselves sections (their own fields
+// are checked instead).
+std::vector<FieldRef> derived_fields()
+{
+    using namespace section;
+    using kernel::CompressorModel;
+    using kernel::KConfig;
+    using engine::PlatformSpec;
+    return {
+        field_ref(compressor, &CompressorModel::hw),
+        field_ref(platform, &PlatformSpec::sockets), field_ref(platform, &PlatformSpec::cores_per_socket),
+        field_ref(platform, &PlatformSpec::threads_per_core), field_ref(platform, &PlatformSpec::hz),
+        // filled by name in run/run.cpp (zram, #25): to bind
+        field_ref(kernel, &KConfig::zram), field_ref(kernel, &KConfig::mthp_alloc_fail),
+        // sections
+        field_ref(run, &Settings::kernel), field_ref(run, &Settings::usemem), field_ref(run, &Settings::platform),
+        field_ref(run, &Settings::compressors), field_ref(kernel, &KConfig::topo), field_ref(kernel, &KConfig::comp),
+        field_ref(kernel, &KConfig::iaa), field_ref(kernel, &KConfig::ssd), field_ref(kernel, &KConfig::c),
+        field_ref(iaa, &kernel::IaaConfig::dev), field_ref(compressors, &Compressors::zstd),
+        field_ref(compressors, &Compressors::lz4), field_ref(compressors, &Compressors::lzo_rle),
+        field_ref(compressors, &Compressors::deflate_iaa), field_ref(compressors, &Compressors::deflate_iaa_canned),
+        field_ref(compressors, &Compressors::iaa_fixed), field_ref(compressors, &Compressors::iaa_canned),
+    };
+}
+
+// Number of fields of an aggregate: the most initializers T{...} takes.
+struct AnyField {
+    size_t i;
+    template <class T>
+    constexpr operator T&() const&& noexcept;
+};
+template <class T, size_t... I>
+constexpr auto takes(std::index_sequence<I...>) -> decltype(T{AnyField{I}...}, true) { return true; }
+template <class T, size_t...>
+constexpr bool takes(...) { return false; }
+template <class T, size_t N = 0>
+constexpr size_t field_count()
+{
+    if constexpr (takes<T>(std::make_index_sequence<N + 1>{}))
+        return field_count<T, N + 1>();
+    else
+        return N;
+}
+
+struct StructInfo {
+    const std::type_info* type;
+    const char* name;
+    size_t fields, size;
+};
+template <class T>
+StructInfo info(const char* name) { return {&typeid(T), name, field_count<T>(), sizeof(T)}; }
+
+}  // namespace
+
+Settings fill_settings(const Config& cfg)
+{
+    Settings s;
+    for (bool late : {false, true})
+        for (const ParamDef& d : cfg.reg().all())
+            if (d.fill && d.fill_late == late)
+                d.fill(cfg, d, s);
+    derive(s);
+    return s;
+}
+
+std::string time_limit_message(const Config& cfg)
+{
+    return fmt::format("simulated time passed sim.time_limit ({}) before the {} usemem processes "
+                       "finished (memory.high {}, {} each); give the cgroup more room or raise sim.time_limit",
+                       cfg.show("sim.time_limit"), cfg.i("workload.usemem.nproc"), cfg.show("kernel.memcg.high"),
+                       cfg.show("workload.usemem.size"));
+}
+
+std::string progress_message(const Config& cfg, double now)
+{
+    return fmt::format("{}: simulated {:.1f} s of at most {} (sim.time_limit)", cfg.s("name"), now, cfg.show("sim.time_limit"));
+}
+
+std::vector<std::string> binding_problems(const Registry& reg)
+{
+    const StructInfo structs[] = {
+        info<Settings>("Settings"), info<kernel::KConfig>("kernel::KConfig"), info<kernel::Costs>("kernel::Costs"),
+        info<kernel::CompressorModel>("kernel::CompressorModel"), info<kernel::IaaConfig>("kernel::IaaConfig"),
+        info<hw::IaaParams>("hw::IaaParams"), info<hw::Topology>("hw::Topology"),
+        info<hw::BlockDevParams>("hw::BlockDevParams"), info<workload::UsememConfig>("workload::UsememConfig"),
+        info<engine::PlatformSpec>("engine::PlatformSpec"), info<Compressors>("Compressors"), info<IaaJobNs>("IaaJobNs"),
+    };
+    std::vector<std::string> bad;
+    std::map<std::pair<const void*, size_t>, std::string> filled;     // (section, offset) -> row
+    std::map<const std::type_info*, std::map<size_t, size_t>> covered;  // struct -> offset -> size
+    for (const ParamDef& d : reg.all()) {
+        if (!d.fill && d.no_field.empty()) {
+            bad.push_back(d.name + ": fills no field and does not say why (.to(...) or .no_field(...))");
+            continue;
+        }
+        if (!d.fill)
+            continue;
+        auto [it, fresh] = filled.emplace(std::make_pair(d.field.section, d.field.offset), d.name);
+        if (!fresh)
+            bad.push_back(d.name + ": fills the field " + it->second + " fills");
+        covered[d.field.owner][d.field.offset] = d.field.size;
+    }
+    for (const FieldRef& f : derived_fields())
+        covered[f.owner][f.offset] = f.size;
+    for (const StructInfo& st : structs) {
+        const auto& offs = covered[st.type];
+        if (offs.size() == st.fields)
+            continue;
+        std::string gaps;
+        size_t at = 0;
+        for (auto [off, size] : offs) {
+            if (off > at)
+                gaps += fmt::format(" {}-{}", at, off);
+            at = std::max(at, off + size);
+        }
+        if (at < st.size)
+            gaps += fmt::format(" {}-{}", at, st.size);
+        bad.push_back(fmt::format("{}: {} of its {} fields are filled by a row or derived (bytes not covered:{})",
+                                  st.name, offs.size(), st.fields, gaps));
+    }
+    return bad;
+}
+
+}  // namespace swapsim::scenario
