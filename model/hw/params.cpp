@@ -32,7 +32,7 @@ void add_machine_params(Table& t)
 
 void add_swap_device_params(Table& t)
 {
-    t.choice(Category::Swap, "swap.device", "ssd", {"ssd", "pmem", "zram", "none"}, "backing swap device (zswap sits in front of it); zram: compressed RAM block device, SWP_SYNCHRONOUS_IO", "seed 000: 823G SSD disk partition swap".to(section::kernel, &kernel::KConfig::dev);
+    t.choice(Category::Swap, "swap.device", "ssd", {"ssd", "pmem", "zram", "none"}, "backing swap device (zswap sits in front of it); zram: compressed RAM block device, SWP_SYNCHRONOUS_IO", "seed 000: 823G SSD disk partition swap").to(section::kernel, &kernel::KConfig::dev);
     t.size(Category::Swap, "swap.size", 823.0 * GiB, 0, 1e15, "swap partition size", "seed 000: 823G SSD partition").to(section::kernel, &kernel::KConfig::swap_slots, Conv::Pages);
     t.p({"swap.swapfile_free", Kind::Size, "bytes", 0, 0, 1e12, false, false, {},
          "free space of a swap file with higher priority than the device (e.g. a distro /swap.img swapped on at boot): it takes order-0 slots first, and no large folio gets slots while it has room",

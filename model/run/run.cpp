@@ -185,7 +185,7 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
         sc.size = uint64_t(cfg.num("workload.swapinout.size")) / mm::PAGE_SIZE * mm::PAGE_SIZE;
         sc.rounds = int(cfg.i("workload.swapinout.rounds"));
         sc.chunk = uint64_t(cfg.num("sim.write_chunk"));
-        sc.user_bw = kc.c.user_write_bw;
+        sc.user_bw = cfg.num("cost.user.write_bw");
         sc.cpu = scenario::parse_cpulist(cfg.s("workload.cpus"), kc.topo.nr_cpus()).front();
         workload::Swapinout si(k, sc);
         sim.spawn("swapinout", sc.cpu, [&] { si.run(clock); });
@@ -202,7 +202,7 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     uc.read_again = cfg.b("workload.usemem.read_again");
     uc.misc_anon = uint64_t(cfg.num("workload.usemem.misc_anon"));
     uc.write_chunk = uint64_t(cfg.num("sim.write_chunk"));
-    uc.user_write_bw = kc.c.user_write_bw;
+    uc.user_write_bw = cfg.num("cost.user.write_bw");
     uc.fork_cost = cfg.num("cost.fork_ns") * 1e-9;
     uc.wakeup_cost = cfg.num("cost.wakeup_ns") * 1e-9;
     uc.fork_jitter = cfg.num("sim.fork_jitter");

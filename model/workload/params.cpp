@@ -23,7 +23,7 @@ std::vector<int> allowed_cpus(const Config& cfg, const ParamDef& d, const Settin
 void add_workload_params(Table& t)
 {
     // ---- vm-scalability usemem ----
-    t.choice(Category::Workload, "workload.type", "usemem", {"usemem", "swapinout"}, "workload model: vm-scalability usemem, or a swap-out/swap-in loop (MADV_PAGEOUT, then read back)", "swapsim".no_field("run/run.cpp: picks the workload");
+    t.choice(Category::Workload, "workload.type", "usemem", {"usemem", "swapinout"}, "workload model: vm-scalability usemem, or a swap-out/swap-in loop (MADV_PAGEOUT, then read back)", "swapsim").no_field("run/run.cpp: picks the workload");
     t.size(Category::Workload, "workload.swapinout.size", 100 * MiB, 4096, 1e13, "swapinout: bytes mapped, written, paged out (MADV_PAGEOUT) and read back per round", "seed 003: 100MiB").no_field(kByName);
     t.integer(Category::Workload, "workload.swapinout.rounds", "", 100, 1, 100000, "swapinout: rounds of mmap, write, MADV_PAGEOUT, read, munmap", "seed 003: 100 times").no_field(kByName);
     t.choice(Category::Workload, "workload.swapinout.data", "mixed", {"usemem", "mixed", "elf", "text", "random", "zero"}, "swapinout: data kind written (compressors.md section 3; its measured ratio and cost per codec and block size)", "compressors.md section 6: mixed is the default typical anonymous page").no_field(kByName);
