@@ -53,6 +53,20 @@ void usage(FILE* f)
         "                     `swapsim collect DIR` prints and writes what compare would\n");
 }
 
+// The targets file and the published tables; false (message printed) when either is bad.
+bool load_inputs(const std::string& targets_path, const std::string& published,
+                 std::vector<calibrate::Target>& targets, std::map<std::string, calibrate::Table>& tables)
+{
+    try {
+        targets = calibrate::load_targets(targets_path);
+        tables = calibrate::load_tables(published);
+        return true;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "swapsim compare: %s\n", e.what());
+        return false;
+    }
+}
+
 }  // namespace
 
 int cmd_compare(int argc, char** argv)
@@ -118,13 +132,8 @@ int cmd_compare(int argc, char** argv)
     }
     std::vector<calibrate::Target> targets;
     std::map<std::string, calibrate::Table> tables;
-    try {
-        targets = calibrate::load_targets(targets_path);
-        tables = calibrate::load_tables(published);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "swapsim compare: %s\n", e.what());
+    if (!load_inputs(targets_path, published, targets, tables))
         return 2;
-    }
     std::set<std::string> selected;
     for (const auto& t : targets)
         if (all || std::find(tables_wanted.begin(), tables_wanted.end(), t.table) != tables_wanted.end())
@@ -179,13 +188,8 @@ int compare_report(const json& index, const std::map<std::string, json>& results
     std::vector<std::string> run_args = c.at("run_args").get<std::vector<std::string>>();
     std::vector<calibrate::Target> targets, use;
     std::map<std::string, calibrate::Table> tables;
-    try {
-        targets = calibrate::load_targets(targets_path);
-        tables = calibrate::load_tables(published);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "swapsim compare: %s\n", e.what());
+    if (!load_inputs(targets_path, published, targets, tables))
         return 2;
-    }
     for (const auto& t : targets)
         if (selected.count(t.table))
             use.push_back(t);
