@@ -59,9 +59,12 @@ void Ctx::flush()
         k.sched_balance(task);
         k.cpu_get(task, clk_);
     }
+    // IRQ work taken once: what other CPUs queue while this exec runs waits for the next flush.
+    const double stolen = task.stolen;
+    task.stolen = 0;
     // On a core of its own a busy-wait and work take the same time: one activity for both.
     const double busy = k.sibling_running(task) ? pending_busy_ : 0;
-    double cpu = (pending_ - busy > 1e-12 * pending_ ? pending_ - busy : 0) + task.stolen;
+    double cpu = (pending_ - busy > 1e-12 * pending_ ? pending_ - busy : 0) + stolen;
     double work = cpu + pending_mem_s_;
     double stretch = 0;   // wall over work
     if (work > 0) {
@@ -77,20 +80,19 @@ void Ctx::flush()
                 clk_.mem(task.cpu, pending_mem_bytes_, pending_mem_bytes_ / pending_mem_s_);
         }
         double wall = clk_.now() - t0;
-        double sys_share = (pending_sys_ - busy + task.stolen + pending_mem_sys_s_) / work;
+        double sys_share = (pending_sys_ - busy + stolen + pending_mem_sys_s_) / work;
         task.stime += wall * sys_share;
         task.utime += wall * (1 - sys_share);
         stretch = wall / work;
     }
     if (profiling_)
-        profile_flush(stretch, busy > 0);
+        profile_flush(stretch, busy > 0, stolen);
     if (busy > 0) {   // on CPU, but not an execution that shares the core
         clk_.sleep_until(clk_.now() + busy);
         task.stime += busy;
     }
     if (runs)
         k.cpu_put(task, clk_);
-    task.stolen = 0;
     pending_ = pending_sys_ = pending_user_ = pending_spin_ = pending_busy_ = 0;
     pending_mem_bytes_ = pending_mem_s_ = pending_mem_sys_s_ = 0;
     base_ = clk_.now();
@@ -99,7 +101,7 @@ void Ctx::flush()
 
 // The planned sys time ran stretched by `scale` (wall over work: SMT sharing, a saturated
 // memory bus); busy-waits on a shared core ran unstretched beside it.
-void Ctx::profile_flush(double scale, bool busy_apart)
+void Ctx::profile_flush(double scale, bool busy_apart, double stolen)
 {
     static const char* const kShootdown = "flush_tlb_func (shootdown IPI from a reclaimer)";
     for (const Prof& p : prof_) {
@@ -107,8 +109,8 @@ void Ctx::profile_flush(double scale, bool busy_apart)
         double s = busy && busy_apart ? p.s : p.s * scale;
         (p.kind == Prof::Spin ? k.spin_profile : k.sys_profile)[p.fn] += s;
     }
-    if (task.stolen > 0)
-        k.sys_profile[kShootdown] += task.stolen * scale;
+    if (stolen > 0)
+        k.sys_profile[kShootdown] += stolen * scale;
     prof_.clear();
 }
 

@@ -157,7 +157,7 @@ private:
     };
     bool profiling_;
     std::vector<Prof> prof_;
-    void profile_flush(double scale, bool busy_apart);
+    void profile_flush(double scale, bool busy_apart, double stolen);
     void spend_busy(double s, const char* fn, bool spin)
     {
         pending_ += s;

@@ -247,3 +247,46 @@ TEST_CASE("run: progress on stderr only when stderr is a terminal", "[users]")
     CHECK(tty.find("small: simulated ") != std::string::npos);
     CHECK(tty.find("(sim.time_limit)") != std::string::npos);
 }
+
+
+TEST_CASE("every usemem scenario under scenarios/ scaled down gives each task non-negative user and sys time within its wall time", "[users]")
+{
+    // 70 x 1G in 40G scaled to 70 x 16M in 640M (the same ratio), each distinct scenario once,
+    // two at a time through GNU parallel. Other workloads have their own time tests.
+    TempDir d;
+    std::set<std::string> seen;
+    std::string jobs;
+    int n = 0;
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(SWAPSIM_SOURCE_DIR) / "scenarios")) {
+        if (e.path().extension() != ".json" || e.path().filename() == "swapsim.schema.json")
+            continue;
+        json s = json::parse(slurp(e.path().string()));
+        if (s["workload"].value("type", "usemem") != "usemem")
+            continue;
+        for (const char* k : {"$schema", "name", "description", "sources"})
+            s.erase(k);
+        if (!seen.insert(s.dump()).second)
+            continue;
+        double high_gib = std::stod(s["kernel"]["memcg"]["high"].get<std::string>());   // "40G"
+        fs::path out = d.path / std::to_string(n++);
+        jobs += std::string(SWAPSIM_BINARY) + " run " + e.path().string() + " --out " + out.string() +
+                " --set workload.usemem.size=16M --set kernel.memcg.high=" + std::to_string(int(high_gib * 16)) + "M\n";
+    }
+    CHECK(n >= 18);
+    std::ofstream(d.path / "jobs.txt") << jobs;
+    std::string cmd = "parallel -j 2 < '" + (d.path / "jobs.txt").string() + "' > /dev/null 2>&1";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    for (int i = 0; i < n; i++) {
+        json r = json::parse(slurp((d.path / std::to_string(i) / "result.json").string()));
+        INFO(r["scenario"].get<std::string>());
+        CHECK(r["metrics"]["user_s"].get<double>() >= 0);
+        CHECK(r["metrics"]["sys_s"].get<double>() >= 0);
+        for (const auto& p : r["per_process"]) {
+            INFO("pid " << p["pid"]);
+            double user = p["user_s"], sys = p["sys_s"], wall = p["wall_s"];
+            CHECK(user >= 0);
+            CHECK(sys >= 0);
+            CHECK(user + sys <= wall * (1 + 1e-9) + 1e-9);
+        }
+    }
+}
