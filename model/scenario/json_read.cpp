@@ -181,6 +181,9 @@ ojson parse_json(const std::string& text, const std::string& file)
 {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         throw InputError(file, "", "empty file: expected a JSON object");
+    // nlohmann's lexer takes a NUL byte for the end of input: what follows would be ignored.
+    if (size_t nul = text.find('\0'); nul != std::string::npos)
+        throw InputError(position(file, text, nul), "", "malformed JSON: a NUL byte (a scenario is UTF-8 text)");
     Builder b;
     bool ok = ojson::sax_parse(text.begin(), text.end(), &b, nlohmann::detail::input_format_t::json,
                                /*strict=*/true, /*ignore_comments=*/false);
