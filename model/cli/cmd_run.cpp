@@ -1,5 +1,6 @@
 // swapsim run SCENARIO.json [--baseline B.json] [--out DIR] [--set key=value ...] [--params FILE ...]
 //             [--trace FILE [--trace-step S]] [--profile] [-v]
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,7 +48,12 @@ void usage(FILE* f)
         "  --profile             also print sys time by model function (kernel names), spin apart, like\n"
         "                        perf report; result.json gets sys_profile. The run is slower\n"
         "  -v                    verbose SimGrid logging\n"
-        "On a terminal, stderr shows the simulated time against sim.time_limit while it runs.\n");
+        "On a terminal, stderr shows the simulated time against sim.time_limit while it runs.\n"
+        "A run stops with exit status 1 past sim.time_limit (simulated seconds), sim.wall_limit (wall-clock\n"
+        "seconds, default 1h) or sim.rss_limit (memory, default 8G): set them in the scenario or with --set.\n"
+        "At its end it checks its invariants (user + sys within elapsed x CPUs, no negative time, RAM and\n"
+        "memory.max not passed, pgsteal against zswpout + pswpout, every written page resident or swapped\n"
+        "out); a broken one is a bug in the model: one line naming it, exit status 3.\n");
 }
 
 // The output folder must be writable before a long run starts; it is created only when the
@@ -122,8 +128,15 @@ int cmd_run(int argc, char** argv)
         return 2;
     }
     ro.progress = ::isatty(2) && !ro.verbose;
+    ro.source = path;
     std::string tmp;
     pid_t child = -1;
+    bool trace_made = false;   // a failed run leaves no trace file behind
+    auto remove_trace = [&] {  // a regular file only: never a device (/dev/full) or a FIFO
+        struct stat st {};
+        if (trace_made && ::lstat(ro.trace.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+            ::unlink(ro.trace.c_str());
+    };
     auto reap = [&] {
         if (child > 0) {
             ::kill(child, SIGTERM);
@@ -131,6 +144,16 @@ int cmd_run(int argc, char** argv)
         }
         if (!tmp.empty())
             fs::remove_all(tmp);
+    };
+    auto fail = [&](const std::string& line, int status) {
+        std::fprintf(stderr, "%s\n", line.c_str());
+        reap();
+        remove_trace();
+        return status;
+    };
+    ro.on_budget = [&] {
+        reap();
+        remove_trace();
     };
     try {
         std::string text = scenario::read_input_file(path);   // read once: a FIFO reads only once
@@ -148,6 +171,7 @@ int cmd_run(int argc, char** argv)
             std::fprintf(stderr, "%s: cannot write the trace: %s\n", ro.trace.c_str(), std::strerror(errno));
             return 2;
         }
+        trace_made = !ro.trace.empty();
         if (!baseline.empty()) {
             std::string tmpl = (fs::temp_directory_path() / "swapsim_baseline.XXXXXX").string();
             if (!::mkdtemp(tmpl.data()))
@@ -168,10 +192,9 @@ int cmd_run(int argc, char** argv)
                 std::ifstream e(tmp + "/b.err");
                 std::string line;
                 std::getline(e, line);
-                std::fprintf(stderr, "swapsim run: baseline %s: %s\n", baseline.c_str(),
-                             line.empty() ? "simulation failed" : line.c_str());
-                reap();
-                return WIFEXITED(st) && WEXITSTATUS(st) == 2 ? 2 : 1;
+                int status = WIFEXITED(st) && (WEXITSTATUS(st) == 2 || WEXITSTATUS(st) == 3) ? WEXITSTATUS(st) : 1;
+                return fail("swapsim run: baseline " + baseline + ": " + (line.empty() ? "simulation failed" : line),
+                            status);
             }
             nlohmann::json base = nlohmann::json::parse(std::ifstream(tmp + "/b/result.json"));
             std::fputs(report::format_table({&base, &result}, true).c_str(), stdout);
@@ -182,13 +205,11 @@ int cmd_run(int argc, char** argv)
         if (!out.empty())
             report::write_result(out, result);
     } catch (const scenario::InputError& e) {
-        std::fprintf(stderr, "%s\n", e.what());
-        reap();
-        return 2;
+        return fail(e.what(), 2);
+    } catch (const run::InternalError& e) {   // a bug in the model: exit 3, never a number
+        return fail("swapsim run: " + path + ": internal error: " + e.what(), 3);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "swapsim run: %s: %s\n", path.c_str(), e.what());
-        reap();
-        return 1;
+        return fail("swapsim run: " + path + ": " + e.what(), 1);
     }
     reap();
     return 0;
