@@ -253,12 +253,12 @@ const std::vector<Check>& checks()
         {{"kernel.zswap.enabled", "kernel.zswap.compressor"}, iaa_needs_device},
         {{"machine.iaa.offline", "machine.iaa.devices_per_socket", "machine.sockets"}, iaa_offline_devices},
         {{"kernel.zswap.enabled", "swap.device"}, zswap_needs_swap_device},
-        {{"swap.device"}, swap_device_size},
-        {{"workload.usemem.size"}, usemem_mapping_size},
-        {{"workload.usemem.nproc"}, usemem_tasks_fit_machine},
         {{"swap.device", "swap.zram.disksize", "kernel.mthp.enabled"}, zram_fits_folio},
         {{"swap.device", "swap.zram.multi_pages", "swap.zram.multi_pages_order", "kernel.mthp.enabled"},
          zram_multi_pages_order},
+        {{"swap.device"}, swap_device_size},
+        {{"workload.usemem.size"}, usemem_mapping_size},
+        {{"workload.usemem.nproc"}, usemem_tasks_fit_machine},
     };
     return list;
 }
