@@ -74,7 +74,7 @@ std::string check_show(const std::string& s)
     static const char* const sections[] = {"metrics", "distribution", "devices", "locks", "simulation",
                                            "effective_config", "provenance", "wall_clock", "sys_profile"};
     if (s.find('.') == std::string::npos)
-        return report::find_metric_doc(s) ? "" : "--show: unknown metric '" + s + "' (see `swapsim metrics`)";
+        return report::find_metric(s) ? "" : "--show: unknown metric '" + s + "' (see `swapsim metrics`)";
     std::string top = s.substr(0, s.find('.'));
     for (const char* t : sections)
         if (top == t)
@@ -184,7 +184,7 @@ std::string sweep_table(const json& index, const std::map<std::string, json>& re
             row[s] = v ? json(*v) : json(nullptr);
             bool secs = s.size() > 2 && s.compare(s.size() - 2, 2, "_s") == 0;
             md += " " + (v ? (secs || std::fabs(*v) < 100 ? fmt::format("{:.2f}", *v)
-                                                          : report::format_number(*v, report::Row::Count))
+                                                          : report::format_number(*v, report::Fmt::Count))
                            : std::string("n/a")) + " |";
             csv += "," + (v ? fmt::format("{}", *v) : std::string());
         }
