@@ -377,6 +377,18 @@ std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<
     return cells;
 }
 
+json cells_json(const std::vector<Cell>& cells)
+{
+    json arr = json::array();
+    for (const auto& c : cells)
+        arr.push_back({{"table", c.table}, {"column", c.column}, {"metric", c.metric},
+                       {"published", c.published ? json(*c.published) : json(nullptr)},
+                       {"model", c.model ? json(*c.model) : json(nullptr)},
+                       {"rel_error", c.rel_error ? json(*c.rel_error) : json(nullptr)},
+                       {"run_spread", c.spread ? json(*c.spread) : json(nullptr)}});
+    return arr;
+}
+
 json summarize(const std::vector<Cell>& cells)
 {
     struct Acc {
