@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 
@@ -69,6 +70,8 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
 
     kernel::Kernel k(kc);
     k.profile = opt.profile;
+    // The invariants at every yield point (Kernel::check_yields): on in the test suite.
+    k.check_yields = opt.check_yields || std::getenv("SWAPSIM_CHECK_YIELDS") != nullptr;
     EngineClock clock(sim);
     const double time_limit = set.time_limit;
     // Run the spawned tasks under a watchdog: a run that passes the time limit is a model
@@ -114,6 +117,8 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
             tracer->sample(engine::Sim::now());
         if (timed_out)
             throw std::runtime_error("simulated time limit reached");
+        if (opt.yield_checks)
+            *opt.yield_checks = k.yield_checks;
         if (opt.check_invariants) {
             std::string bad = k.check_invariants();
             if (!bad.empty())
