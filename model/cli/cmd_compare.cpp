@@ -79,13 +79,8 @@ struct CompareArgs {
 CompareArgs parse_args(int argc, char** argv)
 {
     CompareArgs c;
-    for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
-        auto need = [&] { return option_value(argc, argv, i); };
-        if (a == "-h" || a == "--help") {
-            c.help = true;
-            return c;
-        } else if (a == "--all") {
+    c.help = each_arg(argc, argv, [&](const std::string& a, auto need) {
+        if (a == "--all") {
             c.all = true;
         } else if (a == "--json") {
             c.as_json = true;
@@ -115,7 +110,9 @@ CompareArgs parse_args(int argc, char** argv)
         } else {
             c.tables_wanted.push_back(a);
         }
-    }
+    });
+    if (c.help)
+        return c;
     if (!c.all && c.tables_wanted.empty())
         throw std::invalid_argument("name tables or --all (see swapsim compare --help)");
     if (c.job_list.empty() != c.out_dir.empty())

@@ -72,13 +72,8 @@ struct RunArgs {
 RunArgs parse_args(int argc, char** argv)
 {
     RunArgs r;
-    for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
-        auto need = [&] { return option_value(argc, argv, i); };
-        if (a == "-h" || a == "--help") {
-            r.help = true;
-            return r;
-        } else if (a == "--out") {
+    r.help = each_arg(argc, argv, [&](const std::string& a, auto need) {
+        if (a == "--out") {
             r.out = need();
             r.out_given = true;
         } else if (a == "--baseline") {
@@ -113,7 +108,7 @@ RunArgs parse_args(int argc, char** argv)
         } else {
             throw std::invalid_argument("one scenario per run (got '" + r.path + "' and '" + a + "')");
         }
-    }
+    });
     return r;
 }
 

@@ -217,13 +217,8 @@ struct SweepArgs {
 SweepArgs parse_args(int argc, char** argv)
 {
     SweepArgs s;
-    for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
-        auto need = [&] { return option_value(argc, argv, i); };
-        if (a == "-h" || a == "--help") {
-            s.help = true;
-            return s;
-        } else if (a == "--vary") {
+    s.help = each_arg(argc, argv, [&](const std::string& a, auto need) {
+        if (a == "--vary") {
             s.vary.push_back(parse_vary(need(), s.vary));
         } else if (a == "--show") {
             s.show = split(need(), ',');
@@ -255,7 +250,9 @@ SweepArgs parse_args(int argc, char** argv)
         } else {
             throw std::invalid_argument("one scenario per sweep");
         }
-    }
+    });
+    if (s.help)
+        return s;
     if (s.scenario.empty() || s.vary.empty())
         throw std::invalid_argument("a scenario and at least one --vary are required (see swapsim sweep --help)");
     if (!s.job_list.empty() && s.out_dir.empty())
