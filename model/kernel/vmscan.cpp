@@ -336,6 +336,12 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
             }
         }
 
+        // Faulted back in from the swap cache while its write ran (another task's time): the
+        // mapping's reference makes __remove_mapping's refcount check fail; the folio stays.
+        if (fo->test(PG_mapped)) {
+            ret.push_back(f);
+            continue;
+        }
         // __remove_mapping: out of the swap cache (shadow stored), then freed in a batch.
         if (fo->test(PG_swapcache))
             swap_cache_del(c, f);
