@@ -26,6 +26,11 @@ const std::vector<MetricDoc>& metric_docs()
          "fork balancing and select_idle_sibling (kernel/kernel.cpp, hw/topology.cpp)"},
         {"ram_used_peak", "bytes", "none (machine RAM, e.g. MemTotal - MemFree at its lowest): folios, page tables, zswap and zram pools",
          "zram's pool is charged to no memcg, so it shows here and not in memory.peak (kernel/zram.cpp)"},
+        // kernel build (seed 001)
+        {"real_s", "s", "time make: real (make start to the last link step's exit)",
+         "the job stream under make -jN (workload/kbuild.cpp)"},
+        {"jobs_run", "jobs", "none: recipes make ran (compile units and link steps)", "workload/kbuild.cpp"},
+        {"jobs_peak", "jobs", "none: most recipes running at once (make -j)", "workload/kbuild.cpp"},
         // swapinout workload (seed 003)
         {"swap_out_time_ms", "ms", "the benchmark's swap-out time: MADV_PAGEOUT calls, summed over rounds",
          "madvise_pageout -> reclaim_pages -> shrink_folio_list (kernel/madvise.cpp, workload/swapinout.cpp)"},

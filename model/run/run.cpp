@@ -17,6 +17,7 @@
 #include "scenario/settings.hpp"
 #include "run/trace.hpp"
 #include "scenario/compressors.hpp"
+#include "workload/kbuild.hpp"
 #include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
 
@@ -192,6 +193,30 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
         run_watched("the swapinout rounds finished");
         double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
         return report::build_result(cfg, scenario_text, k, si, wall);
+    }
+    if (cfg.s("workload.type") == "kbuild") {
+        workload::KbuildConfig kb;
+        kb.jobs = int(cfg.i("workload.kbuild.jobs"));
+        kb.units = int(cfg.i("workload.kbuild.units"));
+        kb.profile = workload::kbuild_profile();
+        kb.object_bytes = workload::kbuild_object_bytes();
+        for (int l = 0; l < int(cfg.i("workload.kbuild.link_steps")); l++)
+            kb.links.push_back({cfg.num("workload.kbuild.link_user"), 0, uint64_t(cfg.num("workload.kbuild.link_rss"))});
+        kb.heap_reuse = cfg.num("workload.kbuild.heap_reuse");
+        kb.steps = int(cfg.i("workload.kbuild.steps"));
+        kb.fork_exec_s = cfg.num("cost.kbuild.fork_exec_ns") * 1e-9;
+        kb.user_bw = cfg.num("cost.user.write_bw");
+        kb.chunk = uint64_t(cfg.num("sim.write_chunk"));
+        kb.seed = uint64_t(cfg.i("seed"));
+        std::vector<int> allowed = scenario::parse_cpulist(cfg.s("workload.cpus"), kc.topo.nr_cpus());
+        kb.cpus = hw::place_tasks(kc.topo, allowed, kb.jobs);
+        workload::Kbuild kbuild(k, kb);
+        EngineBarrier done(kb.jobs);
+        for (int s = 0; s < kb.jobs; s++)
+            sim.spawn("make-slot-" + std::to_string(s), kb.cpus[size_t(s)], [&, s] { kbuild.run_slot(s, clock, done); });
+        run_watched(fmt::format("make -j{} finished ({} units)", kb.jobs, kb.units));
+        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+        return report::build_result(cfg, scenario_text, k, kbuild, wall);
     }
     workload::UsememConfig uc;
     uc.nproc = int(cfg.i("workload.usemem.nproc"));
