@@ -66,6 +66,11 @@ def scenario(name, jobs, limit, backend, mthp, vm=None):
         k["mthp"] = {"enabled": mthp}
         src["kernel.mthp.enabled"] = SEED + ": \"With 64k folio\""
     s["workload"] = {"type": "kbuild", "kbuild": {"jobs": jobs}}
+    src.setdefault("machine.sockets", "inferred: one socket (not stated)")
+    src.setdefault("machine.threads_per_core", "inferred: not stated")
+    src.setdefault("swap.device", SEED + ": \"16G ZRAM\"")
+    src.setdefault("swap.size", SEED + ": \"32G NVMEs\" (matrix row: inferred, not stated)")
+    src.setdefault("kernel.zswap.enabled", "inferred: the ZRAM rows swap to zram alone (zswap off)")
     s["sources"] = src
     return s
 

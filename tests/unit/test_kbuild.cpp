@@ -49,7 +49,7 @@ TEST_CASE("kbuild: the job count and the peak concurrency follow make -j", "[kbu
     CHECK(j1["metrics"]["pswpout"] == 0);
 }
 
-TEST_CASE("kbuild: a tight memcg swaps the jobs' heaps and tmpfs objects, costing sys time; seeds are deterministic",
+TEST_CASE("kbuild: a tight memcg swaps the jobs' heaps and tmpfs objects, costing sys time, the same way every run",
           "[kbuild]")
 {
     json free = run_kbuild({"kernel.memcg.max=max"});
