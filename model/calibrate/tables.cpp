@@ -4,6 +4,7 @@
 #include "mm/vmstat.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -92,6 +93,65 @@ std::vector<Target> load_targets(const std::string& path)
     });
 }
 
+namespace {
+
+// The condition tag of a published row of a matrix table (seed 001's kbuild matrix: one row per
+// -j and memcg limit): "j<jobs>-<limit>-<backend>[-64k]", as the scenario folders are named.
+std::string condition_tag(const json& c)
+{
+    if (!c.is_object() || !c.contains("make_jobs") || !c.contains("memcg_limit"))
+        return "";
+    std::string tag = "j" + std::to_string(c["make_jobs"].get<int>()) + "-" + c["memcg_limit"].get<std::string>();
+    std::string be = c.value("swap_backend", std::string());
+    std::transform(be.begin(), be.end(), be.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+    if (!be.empty())
+        tag += "-" + be;
+    if (c.contains("mthp_folio_kb"))
+        tag += "-" + std::to_string(c["mthp_folio_kb"].get<int>()) + "k";
+    return tag;
+}
+
+// A table whose rows repeat metrics under conditions becomes one column per (condition,
+// published column), "<tag>/<column>", and one row per metric. Returns false for other tables.
+bool expand_conditions(const json& t, Table& x)
+{
+    std::vector<std::string> tags;
+    for (const json& r : t.at("rows")) {
+        std::string tag = condition_tag(r.value("conditions", json()));
+        if (tag.empty())
+            return false;
+        if (std::find(tags.begin(), tags.end(), tag) == tags.end())
+            tags.push_back(tag);
+    }
+    std::vector<std::string> cols = x.columns, labels = x.column_labels;
+    x.columns.clear();
+    x.column_labels.clear();
+    for (const std::string& tag : tags)
+        for (size_t c = 0; c < cols.size(); c++) {
+            x.columns.push_back(tag + "/" + cols[c]);
+            x.column_labels.push_back(tag + " " + labels[c]);
+        }
+    for (const json& r : t.at("rows")) {
+        std::string metric = r.at("metric").get<std::string>();
+        int row = x.row_of(metric);
+        if (row < 0) {
+            x.metrics.push_back(metric);
+            x.labels.push_back(r.value("published_label", metric));
+            x.values.emplace_back(x.columns.size());
+            row = int(x.metrics.size() - 1);
+        }
+        std::string tag = condition_tag(r.at("conditions"));
+        size_t base = size_t(std::find(tags.begin(), tags.end(), tag) - tags.begin()) * cols.size();
+        const json& v = r.at("values");
+        for (size_t c = 0; c < cols.size() && c < v.size(); c++)
+            if (v[c].is_number())
+                x.values[size_t(row)][base + c] = v[c].get<double>();
+    }
+    return true;
+}
+
+}  // namespace
+
 std::map<std::string, Table> load_tables(const std::string& path)
 {
     return read_structure(path, "published tables", [](const json& j) {
@@ -107,6 +167,10 @@ std::map<std::string, Table> load_tables(const std::string& path)
         for (const json& c : t.at("columns")) {
             x.columns.push_back(c.at("key").get<std::string>());
             x.column_labels.push_back(c.value("label", c.at("key").get<std::string>()));
+        }
+        if (expand_conditions(t, x)) {
+            out[x.id] = std::move(x);
+            continue;
         }
         for (const json& r : t.at("rows")) {
             x.metrics.push_back(r.at("metric").get<std::string>());

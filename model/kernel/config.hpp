@@ -116,6 +116,11 @@ struct Costs {
     double zap_per_folio = 0;       // folio release at unmap
     double zap_per_swap = 0;        // free_swap_and_cache_nr per swap PTE, outside locks
     double exit_mm = 0;             // exit_mmap fixed part
+    double fork_mm = 0;             // dup_mm fixed part (mm_struct, VMA copies)
+    double fork_per_pte = 0;        // copy_present_pte: rmap dup, wrprotect, per PTE
+    double fork_per_swap_pte = 0;   // copy_nonpresent_pte: swap_duplicate, per swap PTE
+    double cow_copy_bw = 1e10;      // bytes/s copying a page in wp_page_copy (read + write)
+    double rmap_per_vma = 0;        // an rmap walk's cost per further VMA of the anon_vma
     // locks
     double lock_handoff = 0;        // qspinlock cache-line handoff when contended
 

@@ -4,7 +4,8 @@
 // freed (uncharged); swap PTEs go through free_swap_and_cache_nr in runs of contiguous entries
 // of one cluster: the reference is dropped, the slot freed (through the per-CPU return cache
 // for order-0 entries), its zswap entry invalidated; a cached folio that is not under
-// writeback is reclaimed with it (__try_to_reclaim_swap).
+// writeback is reclaimed with it (__try_to_reclaim_swap). A folio another mm still maps (fork)
+// only loses this mapping.
 // free_pgtables then frees and uncharges the VMA's page-table pages.
 // Granularity: per folio and per run of swap entries; the time is run every sim.reclaim_slice.
 // Leaves out: the final TLB flush, mmap_lock.
@@ -73,6 +74,10 @@ void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
                 c.sys(k.zap_per_pte * double(end - i) + k.zap_per_folio);
                 m.rss_anon -= end - i;
                 i = end;
+                if (fo.shared) {   // another mm still maps it (fork)
+                    fo.shared--;
+                    continue;
+                }
                 fo.clear(PG_mapped);
                 if (fo.test(PG_isolated)) {   // a reclaimer's reference outlives ours
                     fo.set(PG_orphan);

@@ -12,7 +12,9 @@
 // and only while zswap was never enabled; a failed allocation or memcg charge falls back an
 // order, counted as swpin_fallback / swpin_fallback_charge), swap_vma_readahead
 // (__swapin_nr_pages window, clipped to the VMA and the PMD), zswap_load before device reads,
-// pgmajfault, swap_free and folio_free_swap on a write fault.
+// pgmajfault, swap_free and folio_free_swap on a write fault. An entry with more than one
+// reference (fork) is read through the swap cache and mapped read-only; a write then takes
+// do_wp_page (fork.cpp). tmpfs pages (Vma::shmem) are order 0 and always use the swap cache.
 // Page tables: one charged page per 2 MiB range faulted (the PTE table, or the table a PMD THP
 // deposits). Granularity: one call per fault. Leaves out: the zeromap, workingset refault
 // activation, PMD/PUD table pages (one per GiB).
@@ -200,8 +202,12 @@ unsigned Kernel::handle_mm_fault(Ctx& c, uint32_t mm_id, uint32_t vma, uint32_t 
         return do_anonymous_page(c, m, v, idx);
     if (pte_swap(p))
         return do_swap_page(c, m, v, idx, write);
-    // Present: a write to a folio still in the swap cache (mapped after a read fault)
-    // takes do_wp_page's reuse path and frees its swap slot.
+    // Present: a write to a write-protected PTE (shared by fork, or a non-exclusive
+    // swap-in) is do_wp_page's: reuse or copy (fork.cpp).
+    if (write && pte_wp(p))
+        return do_wp_page(c, m, v, idx);
+    // A write to a folio still in the swap cache (mapped after a read fault) takes
+    // do_wp_page's reuse path and frees its swap slot.
     Folio& fo = folios[pte_folio(p)];
     fo.set(PG_young);
     if (write && fo.test(PG_swapcache))
@@ -221,7 +227,11 @@ unsigned Kernel::touch_present(uint32_t mm_id, uint32_t vma, uint32_t idx)
 unsigned Kernel::do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx)
 {
     pte_alloc(c, v, idx);
-    unsigned order = charge_anon_folio(c, v, idx);
+    unsigned order = 0;   // shmem: huge=never
+    if (!v.shmem)
+        order = charge_anon_folio(c, v, idx);
+    else if (!charge_folio(c, 1))
+        throw std::runtime_error("memcg OOM: memory.max reached and reclaim made no progress");
     unsigned nr = 1u << order;
     uint32_t start = idx & ~(nr - 1);
     int nid = node_of_cpu(c.task.cpu);
@@ -362,6 +372,8 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
     const Costs& k = cfg_.c;
     swp_offset_t off = pte_offset(v.pte[idx]);
     c.sys(k.swapin_fault + k.swap_cache_lookup);
+    // Another PTE holds the entry too (fork): the folio is mapped non-exclusive, read-only.
+    const bool shared_entry = swap->count(off) > 1;
     folio_t f = swap->cache_folio(off);
     if (f != NO_FOLIO) {
         Folio& fo = folios[f];
@@ -374,7 +386,7 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
     } else {
         vm.count(PGMAJFAULT);
         double ready = c.now();
-        if (sync_io() && swap->count(off) == 1) {
+        if (sync_io() && swap->count(off) == 1 && !v.shmem) {
             // SWP_SYNCHRONOUS_IO: bypass the swap cache, read synchronously, map the folio.
             unsigned order = alloc_swap_folio(c, v, idx, off);   // charged
             unsigned nr = 1u << order;
@@ -427,15 +439,21 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
         }
     }
     Folio& fo = folios[f];
+    const bool exclusive = !shared_entry && !fo.test(PG_mapped);
+    if (fo.test(PG_mapped))
+        fo.shared++;   // the swap cache is where the mappers of a shared entry meet
+    fo.clear(PG_orphan);   // mapped again: no longer the reclaimer's to free
     fo.index = idx;
     fo.set(PG_mapped);
     fo.set(PG_young);
-    v.pte[idx] = mk_pte(f);
+    v.pte[idx] = mk_pte(f) | (exclusive ? 0 : PTE_WP);
     c.sys(k.fault_per_pte);
     m.rss_anon++;
     m.swapents--;
     // swap_free: the PTE's reference; the slot stays while the folio is in the swap cache.
     swap_free_slots(c, off, 1);
+    if (write && !exclusive)
+        return do_wp_page(c, m, v, idx);
     if (write) {
         fo.set(PG_dirty);
         if (fo.test(PG_swapcache))

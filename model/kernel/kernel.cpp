@@ -323,6 +323,7 @@ uint32_t Kernel::vma_create(uint32_t mm_id, uint64_t npages)
         throw std::invalid_argument("mapping too large for the page table model");
     Vma v;
     v.id = uint32_t(vma_ref_.size());
+    v.anon_vma = v.id;
     v.pte.assign(size_t(npages), PTE_NONE);
     v.pte_table.assign(size_t((npages + HPAGE_PMD_NR - 1) / HPAGE_PMD_NR), false);
     MmStruct& m = mms[mm_id];
@@ -453,18 +454,26 @@ std::string Kernel::check_invariants() const
     std::ostringstream err;
     // Every touched page is mapped by a live folio or held by a swap entry with a reference.
     uint64_t present_pages = 0, swap_ptes = 0;
+    auto vmas_anon_vma = [&](uint32_t id) { return mms[vma_ref_[id].first].vmas[vma_ref_[id].second].anon_vma; };
+    std::unordered_map<folio_t, unsigned> mappings;             // shared folios: PTEs mapping them
+    std::unordered_map<swp_offset_t, unsigned> swap_refs;       // swap PTEs per slot
     for (const MmStruct& m : mms) {
         for (const Vma& v : m.vmas) {
             for (size_t i = 0; i < v.pte.size(); i++) {
                 pte_t p = v.pte[i];
                 if (pte_present(p)) {
                     const Folio& f = folios[pte_folio(p)];
-                    if (!f.test(PG_mapped) || f.owner != v.id || i < f.index || i >= f.index + f.nr_pages()) {
+                    if (!f.test(PG_mapped) || (f.owner != v.id && vmas_anon_vma(f.owner) != v.anon_vma) ||
+                        i < f.index || i >= f.index + f.nr_pages()) {
                         err << "pte " << v.id << ":" << i << " maps a folio that is not its own";
                         return err.str();
                     }
                     present_pages++;
+                    if (f.shared)
+                        mappings[pte_folio(p)]++;
                 } else if (pte_swap(p)) {
+                    if (swap)
+                        swap_refs[pte_offset(p)]++;
                     if (!swap || swap->count(pte_offset(p)) == 0) {
                         err << "swap pte " << v.id << ":" << i << " holds no swap reference";
                         return err.str();
@@ -474,6 +483,16 @@ std::string Kernel::check_invariants() const
             }
         }
     }
+    for (const auto& [f, n] : mappings)
+        if (n != mapcount(f)) {
+            err << "folio " << f << " mapped by " << n << " PTEs, mapcount " << mapcount(f);
+            return err.str();
+        }
+    for (const auto& [off, n] : swap_refs)
+        if (n != swap->count(off)) {
+            err << "swap slot " << off << " referenced by " << n << " PTEs, swap count " << unsigned(swap->count(off));
+            return err.str();
+        }
     uint64_t rss = 0, swapents = 0;
     for (const MmStruct& m : mms) {
         rss += m.rss_anon;

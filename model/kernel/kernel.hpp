@@ -52,13 +52,16 @@ public:
     virtual void unpark(int pid) {}
 };
 
-// Page table entry of an anon VMA: 0 none, PTE_SWAP|offset a swap entry, else folio id + 1.
+// Page table entry of an anon VMA: 0 none, PTE_SWAP|offset a swap entry, else folio id + 1,
+// with PTE_WP when the PTE is write-protected (COW after fork, or a non-exclusive swap-in).
 using pte_t = uint32_t;
 constexpr pte_t PTE_NONE = 0;
 constexpr pte_t PTE_SWAP = 0x80000000u;
+constexpr pte_t PTE_WP = 0x40000000u;   // present PTEs only
 inline bool pte_present(pte_t p) { return p && !(p & PTE_SWAP); }
 inline bool pte_swap(pte_t p) { return p & PTE_SWAP; }
-inline mm::folio_t pte_folio(pte_t p) { return mm::folio_t(p - 1); }
+inline bool pte_wp(pte_t p) { return pte_present(p) && (p & PTE_WP); }
+inline mm::folio_t pte_folio(pte_t p) { return mm::folio_t((p & ~PTE_WP) - 1); }
 inline mm::swp_offset_t pte_offset(pte_t p) { return p & ~PTE_SWAP; }
 inline pte_t mk_pte(mm::folio_t f) { return pte_t(f + 1); }
 inline pte_t mk_swp_pte(mm::swp_offset_t o) { return PTE_SWAP | o; }
@@ -73,6 +76,10 @@ struct Vma {
     uint32_t ra_addr = 0;
     unsigned ra_win = 0, ra_hits = 0;
     uint32_t data_gen = 0;    // which data the workload wrote (DataModel's zero pages)
+    // vma->anon_vma: the id of the VMA whose anon_vma this one shares (its own id unless
+    // fork copied it). The rmap of a folio walks every VMA of its owner's anon_vma.
+    uint32_t anon_vma = 0;
+    bool shmem = false;       // a tmpfs file's page cache, not a mapping (see Kernel::shmem_create)
 };
 
 struct MmStruct {
@@ -215,7 +222,24 @@ public:
     // Device timelines may forget what ended before the engine's current time.
     void prune_devices(double now);
 
+    // Room for tasks and mms made while the simulation runs (fork, exec): references into
+    // them stay valid as long as no more than this many exist.
+    void reserve(size_t tasks, size_t mms);
+    // A tmpfs file of `npages` pages: an mm with no task holding one VMA, whose slots stand
+    // for the file's page cache (a folio, a swap entry, or none). Its folios are swap-backed,
+    // on the anon LRU, charged to the memcg of the task that first writes them (the one
+    // memcg here) as shmem; swap-in goes through the swap cache (shmem_swapin_folio).
+    uint32_t shmem_create(uint64_t npages);
+
     // ---- paths run by tasks ----
+    // fork's copy_page_range: a new mm with a copy of every VMA of `parent_mm`, sharing its
+    // anon_vma. Present PTEs map the same folio in both, write-protected (mapcount + 1);
+    // swap PTEs take another reference (swap_duplicate: swap count + 1). Page tables of the
+    // child are allocated and charged. Returns the child's mm.
+    uint32_t fork_mm(Ctx& c, uint32_t parent_mm, int child_task, int child_cpu);
+    // After exit_mmap: the model's arrays of an mm that will not run again are freed (a VMA of
+    // a forked anon_vma keeps its size, empty, for the rmap walks of its siblings).
+    void mm_drop(uint32_t mm);
     // First touch or re-touch of page `idx` of a VMA (write fault). Returns pages the
     // resulting folio covers from idx on (so the caller can write them without faulting).
     unsigned handle_mm_fault(Ctx& c, uint32_t mm, uint32_t vma, uint32_t idx, bool write);
@@ -231,6 +255,15 @@ public:
     // isolates the mapped folios, reclaim_pages writes them out (shrink_folio_list without
     // folio_check_references), one PMD range at a time.
     void madvise_pageout(Ctx& c, uint32_t mm, uint32_t vma, uint32_t first, uint32_t n);
+
+    // Folios mapped by the VMAs of one anon_vma: how many mms map folio f (folio_mapcount of
+    // an order-0 folio), and each mapping.
+    unsigned mapcount(mm::folio_t f) const;
+    struct CowStats {
+        uint64_t copies = 0;    // wp_page_copy: a new page for a write to a shared one
+        uint64_t reuses = 0;    // wp_page_reuse: the writer was the last mapper
+        uint64_t fork_ptes = 0, fork_swap_ptes = 0;
+    } cow;
 
     // ---- state for reports and checks ----
     const KConfig& cfg() const { return cfg_; }
@@ -350,6 +383,12 @@ private:
     void lru_add(Ctx& c, mm::folio_t f);
     unsigned do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx);
     unsigned do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool write);
+    unsigned do_wp_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx);
+    // Every VMA that may map folio `f` (its owner's anon_vma), as (mm, vma index).
+    const std::vector<uint32_t>* anon_vma_members(const mm::Folio& fo) const;
+    template <class Fn>
+    void for_each_mapping(mm::folio_t f, Fn&& fn);   // fn(MmStruct&, Vma&) per VMA mapping f
+    unsigned rmap_vmas(const mm::Folio& fo) const;   // VMAs an rmap walk of fo visits
     mm::folio_t read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, mm::swp_offset_t off, double* ready);
     int node_of_cpu(int cpu) const;
 
@@ -417,6 +456,8 @@ private:
     std::vector<std::deque<int>> cpu_waiters_;
     int find_idle_core(int socket) const;
     std::vector<std::pair<uint32_t, uint32_t>> vma_ref_;   // global vma id -> (mm, index)
+    // anon_vma (the id of its first VMA) -> the VMAs that share it; only for forked ones.
+    std::unordered_map<uint32_t, std::vector<uint32_t>> anon_vma_;
     int free_cpu_ = 0;                  // CPU whose obj stock takes zswap uncharges
     unsigned pending_invalidate_ = 0;   // zswap entries freed by the last slot free
     mutable std::array<hw::LockStats, 7> agg_{};

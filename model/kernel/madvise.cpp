@@ -6,7 +6,7 @@
 // reclaim_folio_list -> shrink_folio_list without folio_check_references, and what was not
 // reclaimed goes back to the LRU.
 // Granularity: per folio. Leaves out: splitting a large folio the range covers only in part,
-// shared folios (mapcount > 1 are skipped by the kernel; there are none here).
+// Folios shared by fork (mapcount > 1) are skipped, as the kernel does.
 //
 // Yield points: after each PMD range's reclaim_folio_list and putback (cond_resched), with
 // nothing isolated; inside shrink_folio_list, those of vmscan.cpp and swap.cpp.
@@ -38,6 +38,8 @@ void Kernel::madvise_pageout(Ctx& c, uint32_t mm_id, uint32_t vma, uint32_t firs
             uint32_t fend = fo.index + fo.nr_pages();
             c.sys(k.zap_per_pte * double(fend - i), "madvise_cold_or_pageout_pte_range");
             i = fend;
+            if (fo.shared)   // folio_likely_mapped_shared: other mappings are left alone
+                continue;
             fo.clear(PG_young);
             fo.clear(PG_referenced);
             if (fo.lru == LRU_NONE || fo.test(PG_isolated))

@@ -135,6 +135,12 @@ void add_kernel_costs(Table& t)
     t.cycles("cost.zap.per_folio", 300, "folio release at unmap", est).to(section::costs, &kernel::Costs::zap_per_folio);
     t.cycles("cost.zap.per_swap", 150, "free_swap_and_cache_nr per swap PTE outside locks", est).to(section::costs, &kernel::Costs::zap_per_swap);
     t.cycles("cost.exit.mm", 50000, "exit_mmap fixed part", est).to(section::costs, &kernel::Costs::exit_mm);
+    // fork.cpp: copy_page_range, do_wp_page; the anon_vma walk per VMA
+    t.cycles("cost.fork.mm", 100000, "dup_mm fixed part: mm_struct, VMA and anon_vma copies", "estimate: fork of a small process ~100 us incl. exec-side work, of which ~40 us dup_mm").to(section::costs, &kernel::Costs::fork_mm);
+    t.cycles("cost.fork.per_pte", 150, "copy_present_pte per present PTE: folio_try_dup_anon_rmap, wrprotect both PTEs, rss counters", "design workloads-and-reclaim.md 4.4: fork copies page tables at 10-20 ms per GB with THP off = 38-76 ns per PTE; 150 cycles = 60 ns at 2.5 GHz").to(section::costs, &kernel::Costs::fork_per_pte);
+    t.cycles("cost.fork.per_swap_pte", 250, "copy_nonpresent_pte per swap PTE: swap_duplicate under the cluster lock, MM_SWAPENTS", "estimate: one locked cache-line update plus the PTE copy, ~100 ns").to(section::costs, &kernel::Costs::fork_per_swap_pte);
+    t.rate(Category::Cost, "cost.mem.cow_copy_bw", 6e9, "bytes/s of copy_mc_user_highpage in wp_page_copy (4 KiB read + 4 KiB written, counted once)", "estimate: half of clear_page bandwidth, a copy moves twice the bytes", true).to(section::costs, &kernel::Costs::cow_copy_bw);
+    t.cycles("cost.rmap.per_vma", 300, "rmap walk per further VMA of a forked anon_vma (anon_vma_interval_tree step + page_vma_mapped_walk)", "estimate: a few cache misses per VMA visited").to(section::costs, &kernel::Costs::rmap_per_vma);
     // hw/lock: every spinlock above
     t.nanos("cost.lock.handoff_ns", 100, "qspinlock cache-line handoff when the lock is contended", "x86 cross-core cache-line transfer ~50-150 ns (range: 20-300 ns)", 20, 300).to(section::costs, &kernel::Costs::lock_handoff);
 }

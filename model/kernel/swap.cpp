@@ -1,4 +1,5 @@
-// Swap-out and the swap cache: add_to_swap, try_to_unmap, the TLB flush before writeout,
+// Swap-out and the swap cache: add_to_swap (try_to_unmap and the TLB flush before writeout
+// are in fork.cpp, with the rmap),
 // split_folio_to_list, swap_writepage (zswap_store, pmem copy or an async bio), the block
 // plug, zswap_load/zswap_invalidate, and slot freeing with its locks.
 //
@@ -151,44 +152,6 @@ void Kernel::split_folio(Ctx& c, folio_t f, std::vector<folio_t>& list)
             v.pte[folios[t].index] = mk_pte(t);
         list.push_back(t);
     }
-}
-
-void Kernel::try_to_unmap(Ctx& c, folio_t f)
-{
-    Folio& fo = folios[f];
-    unsigned nr = fo.nr_pages();
-    c.sys(cfg_.c.rmap_walk + cfg_.c.rmap_per_pte * nr);
-    auto [mm_id, vma] = vma_ref_[fo.owner];
-    MmStruct& m = mms[mm_id];
-    Vma& v = m.vmas[vma];
-    for (unsigned i = 0; i < nr; i++)
-        v.pte[fo.index + i] = mk_swp_pte(fo.swap + i);
-    swap->dup(fo.swap, nr);
-    m.rss_anon -= nr;
-    m.swapents += nr;
-    fo.clear(PG_mapped);
-    fo.clear(PG_young);
-}
-
-void Kernel::tlb_flush_dirty(Ctx& c, folio_t f)
-{
-    // try_to_unmap_flush_dirty: the unmapped PTEs may be cached in the owner's TLB; the
-    // reclaimer IPIs the CPU running the owner and waits for it.
-    const Costs& k = cfg_.c;
-    auto [mm_id, vma] = vma_ref_[folios[f].owner];
-    (void)vma;
-    const MmStruct& m = mms[mm_id];
-    if (m.owner_task == c.task.pid || m.owner_task < 0) {
-        c.sys(k.tlb_irq);
-        return;
-    }
-    Task& owner = tasks_[size_t(m.owner_task)];
-    if (!owner.running) {
-        c.sys(k.tlb_irq);
-        return;
-    }
-    c.sys(k.tlb_flush);
-    owner.stolen += k.tlb_irq;
 }
 
 bool Kernel::zswap_store(Ctx& c, folio_t f)

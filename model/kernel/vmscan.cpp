@@ -180,7 +180,7 @@ void Kernel::shrink_active_list(Ctx& c, int nid, LruList lru, unsigned long nr_t
     for (folio_t f : moved) {
         Folio& fo = folios[f];
         if (fo.test(PG_mapped)) {
-            c.sys(k.rmap_walk + k.rmap_per_pte * fo.nr_pages());
+            c.sys(k.rmap_walk + k.rmap_per_vma * (rmap_vmas(fo) - 1) + k.rmap_per_pte * fo.nr_pages() * mapcount(f));
             fo.clear(PG_young);
         }
         // Referenced anon folios are deactivated too (only exec file folios stay active).
@@ -291,7 +291,7 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
         // folio_check_references (reclaim_pages, i.e. MADV_PAGEOUT, skips it)
         bool referenced_ptes = false;
         if (fo->test(PG_mapped) && !ignore_references) {
-            c.sys(k.rmap_walk + k.rmap_per_pte * nr);
+            c.sys(k.rmap_walk + k.rmap_per_vma * (rmap_vmas(*fo) - 1) + k.rmap_per_pte * nr * mapcount(f));
             referenced_ptes = fo->test(PG_young);
             fo->clear(PG_young);
         }
@@ -346,6 +346,12 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
             }
         }
 
+        // Faulted back in from the swap cache while its write ran (another task's time): the
+        // mapping's reference makes __remove_mapping's refcount check fail; the folio stays.
+        if (fo->test(PG_mapped)) {
+            ret.push_back(f);
+            continue;
+        }
         // __remove_mapping: out of the swap cache (shadow stored), then freed in a batch.
         if (fo->test(PG_swapcache))
             swap_cache_del(c, f);

@@ -5,7 +5,9 @@
 // linkage, the reverse map of a private anon folio (one mm, one virtual page index) or the
 // file page index, and the swap entry while in the swap cache.
 // Granularity: one record per folio; a split makes order-0 records for the tail pages.
-// Leaves out: refcounts, mapcount > 1 (no fork yet), per-page flags, memcg pointer (one memcg).
+// mapcount: how many mms map the folio (PG_mapped: at least one; `shared` counts the others).
+// Leaves out: refcounts, per-page mapcounts (a folio shared by fork is order 0), per-page
+// flags, memcg pointer (one memcg).
 #pragma once
 
 #include <cstddef>
@@ -59,6 +61,7 @@ struct Folio {
     uint8_t order = 0;
     uint8_t nid = 0;
     uint8_t lru = LRU_NONE;
+    uint8_t shared = 0;        // mms mapping it besides the first (fork); mapcount - 1
 
     unsigned nr_pages() const { return 1u << order; }
     bool test(FolioFlag f) const { return flags & f; }

@@ -5,6 +5,7 @@
 
 #include "kernel/kernel.hpp"
 #include "mm/vmstat.hpp"
+#include "workload/kbuild.hpp"
 #include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
 
@@ -102,6 +103,17 @@ std::vector<Metric> make_table()
         metric("write_time_ms", "ms", S::Benchmark, "the write pass of each round, summed",
                "do_anonymous_page faults and the write loop", [](const RunView& v, unsigned) { return json(1e3 * sio(v).write_s); })
             .in(SWAPINOUT),
+        // kernel build (seed 001): time make
+        metric("real_s", "s", S::PerfStat, "time make: real (make start to the last link step's exit)",
+               "the job stream under make -jN (workload/kbuild.cpp)",
+               [](const RunView& v, unsigned) { return json(v.kbuild->result().real_s); })
+            .in(KBUILD).show(KBUILD, Fmt::Seconds).label({"Real before / after", "real time"}),
+        metric("jobs_run", "jobs", S::Benchmark, "none: recipes make ran (compile units and link steps)",
+               "workload/kbuild.cpp", [](const RunView& v, unsigned) { return json(v.kbuild->result().jobs_run); })
+            .in(KBUILD).show(KBUILD),
+        metric("jobs_peak", "jobs", S::Benchmark, "none: most recipes running at once (make -j)", "workload/kbuild.cpp",
+               [](const RunView& v, unsigned) { return json(v.kbuild->result().peak_concurrency); })
+            .in(KBUILD).show(KBUILD),
         metric("elapsed_s", "s", S::PerfStat, "perf stat: seconds time elapsed (last process exit)",
                "fork, writes, sleep and munmap of every task (workload/usemem.cpp)",
                [](const RunView& v, unsigned) { return json(v.swapinout ? sio(v).t_end : v.elapsed); })
@@ -113,7 +125,7 @@ std::vector<Metric> make_table()
         metric("user_s", "s", S::PerfStat, "perf stat: seconds user (task utime, summed)",
                "usemem's write loop (Ctx::user, workload/usemem.cpp)",
                [](const RunView& v, unsigned) { return json(v.swapinout ? v.k.task(v.swapinout->pid()).utime : v.user); })
-            .show(USEMEM, Fmt::Seconds),
+            .show(USEMEM | KBUILD, Fmt::Seconds),
         metric("free_latency_us", "us", S::Benchmark, "usemem -s: munmap time per process, averaged",
                "munmap: zap_pte_range, swap and zswap entry frees (kernel/exit.cpp)",
                [](const RunView& v, unsigned) { return json(v.free_us / double(v.nproc)); })
@@ -320,8 +332,8 @@ std::vector<Row> rows_for(const json& result)
     // The workload whose own metrics the result holds.
     unsigned w = USEMEM;
     for (const Metric& m : metrics())
-        if (m.workloads == SWAPINOUT && res.contains(m.name))
-            w = SWAPINOUT;
+        if ((m.workloads == SWAPINOUT || m.workloads == KBUILD) && res.contains(m.name))
+            w = m.workloads;
     std::vector<const Metric*> shown;
     for (const Metric& m : metrics())
         if (m.shown & w)

@@ -14,12 +14,12 @@
 #include <nlohmann/json.hpp>
 
 namespace swapsim::kernel { class Kernel; }
-namespace swapsim::workload { class Usemem; class Swapinout; }
+namespace swapsim::workload { class Usemem; class Swapinout; class Kbuild; }
 
 namespace swapsim::report {
 
 // The workloads whose result.json holds a metric, and whose run table prints it (bit mask).
-enum Workload : unsigned { USEMEM = 1, SWAPINOUT = 2, ANY = USEMEM | SWAPINOUT };
+enum Workload : unsigned { USEMEM = 1, SWAPINOUT = 2, KBUILD = 4, ANY = USEMEM | SWAPINOUT | KBUILD };
 
 // Where a user reads the counter on a real machine.
 enum class Source {
@@ -45,10 +45,11 @@ struct RunView {
     const kernel::Kernel& k;
     const workload::Usemem* usemem = nullptr;
     const workload::Swapinout* swapinout = nullptr;
+    const workload::Kbuild* kbuild = nullptr;   // sys, user and elapsed are filled from it
     double tp_sum = 0, tp_min = 0, tp_max = 0, sys = 0, user = 0, elapsed = 0, free_us = 0;
     size_t nproc = 1;
     int smt_shared = 0;
-    unsigned workload() const { return usemem ? USEMEM : SWAPINOUT; }
+    unsigned workload() const { return usemem ? USEMEM : kbuild ? KBUILD : SWAPINOUT; }
 };
 // The value of a metric; `order` is the folio order of a per-size stat (0 otherwise).
 using Getter = std::function<nlohmann::json(const RunView&, unsigned order)>;

@@ -21,6 +21,7 @@
 #include "engine/sim.hpp"
 #include "report/invariants.hpp"
 #include "kernel/kernel.hpp"
+#include "workload/kbuild.hpp"
 #include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
 
@@ -220,6 +221,22 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
         r["devices"]["zram_after_pageout"] = mm_stat(res.zram_after_pageout, res.zram_mem_used_after_pageout);
     r["accounting"]["after_pageout"] = census_json(res.census_after_pageout);
     add_common(r, cfg, scenario_text, k, res.t_end, wall_s);
+    return r;
+}
+
+json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
+                  const workload::Kbuild& kb, double wall_s)
+{
+    json r;
+    r["scenario"] = cfg.s("name");
+    const workload::KbuildResult& res = kb.result();
+    RunView v{k};
+    v.kbuild = &kb;
+    v.sys = res.sys_s;
+    v.user = res.user_s;
+    v.elapsed = res.real_s;
+    r["metrics"] = metric_values(v);
+    add_common(r, cfg, scenario_text, k, res.real_s, wall_s);
     return r;
 }
 

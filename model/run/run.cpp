@@ -24,6 +24,7 @@
 #include "scenario/settings.hpp"
 #include "run/trace.hpp"
 #include "scenario/compressors.hpp"
+#include "workload/kbuild.hpp"
 #include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
 
@@ -220,6 +221,29 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
         if (opt.check_invariants)
             check_result(r, cfg, 1);
         return r;
+    }
+    if (set.workload == scenario::WorkloadType::Kbuild) {
+        workload::KbuildConfig kb;
+        kb.jobs = int(cfg.i("workload.kbuild.jobs"));
+        kb.units = int(cfg.i("workload.kbuild.units"));
+        kb.profile = workload::kbuild_profile();
+        kb.object_bytes = workload::kbuild_object_bytes();
+        for (int l = 0; l < int(cfg.i("workload.kbuild.link_steps")); l++)
+            kb.links.push_back({cfg.num("workload.kbuild.link_user"), 0, uint64_t(cfg.num("workload.kbuild.link_rss"))});
+        kb.heap_reuse = cfg.num("workload.kbuild.heap_reuse");
+        kb.steps = int(cfg.i("workload.kbuild.steps"));
+        kb.fork_exec_s = cfg.num("cost.kbuild.fork_exec_ns") * 1e-9;
+        kb.user_bw = cfg.num("cost.user.write_bw");
+        kb.chunk = uint64_t(cfg.num("sim.write_chunk"));
+        kb.seed = uint64_t(cfg.i("seed"));
+        kb.cpus = hw::place_tasks(kc.topo, set.cpus, kb.jobs);
+        workload::Kbuild kbuild(k, kb);
+        EngineBarrier done(kb.jobs);
+        for (int s = 0; s < kb.jobs; s++)
+            sim.spawn("make-slot-" + std::to_string(s), kb.cpus[size_t(s)], [&, s] { kbuild.run_slot(s, clock, done); });
+        run_watched();
+        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+        return report::build_result(cfg, scenario_text, k, kbuild, wall);
     }
     const workload::UsememConfig& uc = set.usemem;
     std::vector<int> cpus = hw::place_tasks(kc.topo, set.cpus, uc.nproc);

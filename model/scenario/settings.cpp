@@ -172,8 +172,12 @@ Settings fill_settings(const Config& cfg)
 
 std::string time_limit_message(const Config& cfg)
 {
-    std::string before = cfg.s("workload.type") == "swapinout"
-                             ? std::string("the swapinout rounds finished")
+    std::string before = cfg.s("workload.type") == "swapinout" ? std::string("the swapinout rounds finished")
+                         : cfg.s("workload.type") == "kbuild"
+                             ? fmt::format("make -j{} finished ({} units, memcg limit {}); give the cgroup more room or "
+                                           "raise sim.time_limit",
+                                           cfg.i("workload.kbuild.jobs"), cfg.i("workload.kbuild.units"),
+                                           cfg.show("kernel.memcg.max"))
                              : fmt::format("the {} usemem processes finished (memory.high {}, {} each); give the cgroup "
                                            "more room or raise sim.time_limit",
                                            cfg.i("workload.usemem.nproc"), cfg.show("kernel.memcg.high"),

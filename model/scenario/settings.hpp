@@ -43,7 +43,7 @@ struct ZramSettings {
     double zero_pages_pct = 0;       // workload.swapinout.zero_pages
 };
 
-enum class WorkloadType { Usemem, Swapinout };   // workload.type, in its options' order
+enum class WorkloadType { Usemem, Swapinout, Kbuild };   // workload.type, in its options' order
 
 struct Settings {
     kernel::KConfig kernel;

@@ -20,10 +20,22 @@ std::vector<int> allowed_cpus(const Config& cfg, const ParamDef& d, const Settin
 
 }  // namespace
 
+// The kernel build's rows are read by name in run/run.cpp.
+constexpr const char* kKbuildByName = "read by name in run/run.cpp (kbuild): to bind to a KbuildConfig field";
+
 void add_workload_params(Table& t)
 {
     // ---- vm-scalability usemem ----
-    t.choice(Category::Workload, "workload.type", "usemem", {"usemem", "swapinout"}, "workload model: vm-scalability usemem, or a swap-out/swap-in loop (MADV_PAGEOUT, then read back)", "swapsim").to(section::run, &Settings::workload);
+    t.choice(Category::Workload, "workload.type", "usemem", {"usemem", "swapinout", "kbuild"}, "workload model: vm-scalability usemem, a swap-out/swap-in loop (MADV_PAGEOUT, then read back), or a kernel build (make -jN on tmpfs)", "swapsim").to(section::run, &Settings::workload);
+    // ---- kernel build (workload/kbuild.hpp) ----
+    t.integer(Category::Workload, "workload.kbuild.jobs", "", 1, 1, 4096, "make -j: recipes run at once", "seed 001: -j6 to -j48").no_field(kKbuildByName);
+    t.integer(Category::Workload, "workload.kbuild.units", "", 2725, 1, 1000000, "compile units of the build", "calibration/workloads/kbuild-defconfig-6.1.json: x86-64 defconfig of Debian linux-source-6.1 (make -n)").no_field(kKbuildByName);
+    t.real(Category::Workload, "workload.kbuild.heap_reuse", "", 2, 0, 50, "re-touches of a compile job's heap over its life, in heaps, uniformly at random (cc1's GC'd heap)", "physical range 0 (each page written once) to ~50 (every GC collection walks the live heap); not measured: a workload property to fit").no_field(kKbuildByName);
+    t.integer(Category::Workload, "workload.kbuild.steps", "", 8, 1, 1000, "steps in which a job's heap grows to its peak RSS, its CPU time spread over them", "swapsim: granularity").no_field(kKbuildByName);
+    t.integer(Category::Workload, "workload.kbuild.link_steps", "", 3, 0, 100, "serial link tail: vmlinux.o, then the kallsyms links of vmlinux, one after the other", "inferred: design workloads-and-reclaim.md 3.1 (ld -r, 2-3 kallsyms passes)").no_field(kKbuildByName);
+    t.time(Category::Workload, "workload.kbuild.link_user", 3, 0, 3600, "user CPU time of each link step", "inferred: a defconfig vmlinux link takes a few seconds").no_field(kKbuildByName);
+    t.size(Category::Workload, "workload.kbuild.link_rss", 256 * MiB, 4096, 1e12, "peak RSS of each link step (its output to tmpfs: a quarter of it)", "inferred: ld of a ~60 MB vmlinux").no_field(kKbuildByName);
+    t.nanos("cost.kbuild.fork_exec_ns", 100000, "make's fork of one recipe (the exec and the job's own syscalls are in its measured sys time)", "estimate: fork of a small process ~100 us").no_field(kKbuildByName);
     t.size(Category::Workload, "workload.swapinout.size", 100 * MiB, 4096, 1e13, "swapinout: bytes mapped, written, paged out (MADV_PAGEOUT) and read back per round", "seed 003: 100MiB").to(section::swapinout, &workload::SwapinoutConfig::size, whole_pages);
     t.integer(Category::Workload, "workload.swapinout.rounds", "", 100, 1, 100000, "swapinout: rounds of mmap, write, MADV_PAGEOUT, read, munmap", "seed 003: 100 times").to(section::swapinout, &workload::SwapinoutConfig::rounds);
     t.choice(Category::Workload, "workload.swapinout.data", "mixed", {"usemem", "mixed", "elf", "text", "random", "zero"}, "swapinout: data kind written (compressors.md section 3; its measured ratio and cost per codec and block size)", "compressors.md section 6: mixed is the default typical anonymous page").to(section::zram_settings, &ZramSettings::data);

@@ -6,41 +6,18 @@ namespace swapsim::workload {
 
 using namespace kernel;
 
-Swapinout::Swapinout(Kernel& k, const SwapinoutConfig& cfg) : k_(k), cfg_(cfg)
+Swapinout::Swapinout(Kernel& k, const SwapinoutConfig& cfg) : k_(k), cfg_(cfg), proc_(
+    [&]() -> Process { k.set_allowed_cpus({cfg.cpu}); return Process(k, cfg.cpu); }())
 {
-    k.set_allowed_cpus({cfg.cpu});
-    pid_ = int(k.nr_tasks());
-    mm_ = k.mm_create(pid_, cfg.cpu);
-    k.task_create(cfg.cpu, mm_);
-    k.vma_create(mm_, cfg.size / mm::PAGE_SIZE);
+    pid_ = proc_.pid();
+    mm_ = proc_.mm();
+    proc_.mmap_anon(cfg.size / mm::PAGE_SIZE);
 }
 
 // Write (or read) every page of the mapping in order, faulting what is not present.
 void Swapinout::pass(Ctx& c, bool write)
 {
-    Task& t = c.task;
-    const uint64_t pages = cfg_.size / mm::PAGE_SIZE;
-    const uint64_t chunk = std::max<uint64_t>(1, cfg_.chunk / mm::PAGE_SIZE);
-    for (uint64_t p = 0; p < pages;) {
-        uint64_t step_end = std::min(pages, p + chunk);
-        while (p < step_end) {
-            pte_t pte = k_.mms[mm_].vmas[0].pte[p];
-            uint64_t covered;
-            if (pte == PTE_NONE || pte_swap(pte)) {
-                covered = k_.handle_mm_fault(c, mm_, 0, uint32_t(p), write);
-                if (t.memcg_nr_pages_over_high) {
-                    c.flush();
-                    k_.resume_user_mode(c);
-                }
-            } else {
-                covered = k_.touch_present(mm_, 0, uint32_t(p));
-            }
-            covered = std::min(covered, pages - p);
-            c.mem(double(covered * mm::PAGE_SIZE), cfg_.user_bw, false);
-            p += covered;
-        }
-        c.flush();
-    }
+    proc_.access(c, 0, 0, cfg_.size / mm::PAGE_SIZE, !write, write, cfg_.user_bw, cfg_.chunk);
 }
 
 void Swapinout::run(Clock& clk)
@@ -74,16 +51,13 @@ void Swapinout::run(Clock& clk)
         res_.census_after_pageout = k_.census({mm_});
         pass(c, false);
         double t3 = clk.now();
-        k_.exit_mmap_vma(c, mm_, 0);
-        c.flush();
+        proc_.munmap(c, 0);
         res_.write_s += t1 - t0;
         res_.swap_out_s += t2 - t1;
         res_.swap_in_s += t3 - t2;
     }
-    k_.exit_mmap(c, mm_);
-    c.flush();
+    proc_.exit(c);
     res_.t_end = clk.now();
-    k_.sched_sleep(t);
 }
 
 }  // namespace swapsim::workload

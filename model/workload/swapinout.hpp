@@ -7,6 +7,7 @@
 // the bytes it stored, summed over rounds after each page-out (zram: compr_data_size /
 // orig_data_size of mm_stat).
 // Granularity: the write and read passes advance sim.write_chunk bytes per step.
+// Spoken through workload::Process (process.hpp).
 // Leaves out: the program's own footprint, timing-call overhead.
 #pragma once
 
@@ -14,6 +15,7 @@
 
 #include "kernel/kernel.hpp"
 #include "mm/zram.hpp"
+#include "workload/process.hpp"
 
 namespace swapsim::workload {
 
@@ -46,6 +48,7 @@ private:
     void pass(kernel::Ctx& c, bool write);
     kernel::Kernel& k_;
     SwapinoutConfig cfg_;
+    Process proc_;
     int pid_ = 0;
     uint32_t mm_ = 0;
     SwapinoutResult res_;

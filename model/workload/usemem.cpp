@@ -42,15 +42,15 @@ Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus)
     k.set_allowed_cpus(allowed);
     for (int i = 0; i < cfg.nproc; i++) {
         int cpu = cpus[size_t(i)];
-        int pid = int(k.nr_tasks());
-        uint32_t mm = k.mm_create(pid, cpu);
-        k.task_create(cpu, mm);
-        k.vma_create(mm, cfg.size / mm::PAGE_SIZE);
+        Process proc(k, cpu);
+        int pid = proc.pid();
+        proc.mmap_anon(cfg.size / mm::PAGE_SIZE);
         for (uint64_t left = (cfg.misc_anon + mm::PAGE_SIZE - 1) / mm::PAGE_SIZE; left;) {
             uint64_t n = std::min(left, MISC_VMA_PAGES);
-            k.vma_create(mm, n);
+            proc.mmap_anon(n);
             left -= n;
         }
+        proc_.push_back(proc);
         pids_.push_back(pid);
         UsememProc p;
         p.pid = pid;
@@ -61,37 +61,7 @@ Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus)
 
 void Usemem::touch_range(Ctx& c, int i, uint32_t vma, uint64_t first, uint64_t npages, bool read, bool write)
 {
-    Task& t = c.task;
-    const Vma& v = k_.mms[t.mm].vmas[vma];
-    uint64_t end = first + npages;
-    uint64_t chunk_pages = std::max<uint64_t>(1, cfg_.write_chunk / mm::PAGE_SIZE);
-    double passes = (read ? 1.0 : 0.0) + (write ? 1.0 : 0.0);
-    uint64_t p = first;
-    while (p < end) {
-        uint64_t step_end = std::min(end, p + chunk_pages);
-        while (p < step_end) {
-            pte_t pte = v.pte[p];
-            uint64_t covered;
-            if (pte == PTE_NONE || pte_swap(pte)) {
-                // A read of a swapped page maps it read-only; the write that follows
-                // takes a second (write-protect) fault.
-                covered = k_.handle_mm_fault(c, t.mm, vma, uint32_t(p), write && !read);
-                if (write && read && pte_swap(pte))
-                    k_.handle_mm_fault(c, t.mm, vma, uint32_t(p), true);
-                if (t.memcg_nr_pages_over_high) {
-                    c.flush();
-                    k_.resume_user_mode(c);
-                }
-            } else {
-                covered = k_.touch_present(t.mm, vma, uint32_t(p));
-            }
-            covered = std::min(covered, end - p);
-            c.mem(passes * double(covered * mm::PAGE_SIZE), cfg_.user_write_bw, false);
-            p += covered;
-        }
-        c.flush();
-    }
-    (void)i;
+    proc_[size_t(i)].access(c, vma, first, npages, read, write, cfg_.user_write_bw, cfg_.write_chunk);
 }
 
 void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_barrier)
@@ -137,13 +107,10 @@ void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_
         c.block([&] { free_barrier->wait(); });
     double t0 = clk.now();
     written_[size_t(i)] = 0;
-    k_.exit_mmap_vma(c, t.mm, VMA_MAIN);
-    c.flush();
+    proc_[size_t(i)].munmap(c, VMA_MAIN);
     pr.free_us = (clk.now() - t0) * 1e6;
-    k_.exit_mmap(c, t.mm);
-    c.flush();
+    proc_[size_t(i)].exit(c);
     pr.t_exit = clk.now();
-    k_.sched_sleep(t);
 }
 
 }  // namespace swapsim::workload

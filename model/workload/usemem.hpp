@@ -12,6 +12,7 @@
 // every fault that leaves memory.high debt (paid on return to user mode). The only random
 // inputs are the durations of each fork and of each child's wakeup at "GO" (seeded), so that
 // seeds sample the run-to-run noise.
+// Spoken through workload::Process (process.hpp).
 // Leaves out: -R random access, -j steps, threads, file mappings.
 #pragma once
 
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "kernel/kernel.hpp"
+#include "workload/process.hpp"
 
 namespace swapsim::workload {
 
@@ -78,6 +80,7 @@ private:
     kernel::Kernel& k_;
     UsememConfig cfg_;
     std::vector<int> pids_;
+    std::vector<Process> proc_;
     std::vector<UsememProc> procs_;
     std::vector<double> fork_done_;   // when the parent's fork of child i returns
     std::vector<double> woken_after_; // from "GO" until child i runs

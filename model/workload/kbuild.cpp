@@ -1,0 +1,126 @@
+#include "workload/kbuild.hpp"
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "workload/usemem.hpp"   // Barrier
+
+namespace swapsim::workload {
+
+const char* kbuild_profile_json();   // generated from calibration/workloads/ (CMake)
+
+namespace {
+uint64_t pages_of(uint64_t bytes) { return (bytes + mm::PAGE_SIZE - 1) / mm::PAGE_SIZE; }
+double unit_draw(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }   // [0, 1), any libc
+}  // namespace
+
+std::vector<KbuildJob> kbuild_profile()
+{
+    nlohmann::json j = nlohmann::json::parse(kbuild_profile_json());
+    std::vector<KbuildJob> out;
+    for (const auto& row : j.at("jobs"))   // jobs_columns: user_s, sys_s, maxrss_kib
+        out.push_back({row.at(0).get<double>(), row.at(1).get<double>(), row.at(2).get<uint64_t>() * 1024});
+    return out;
+}
+
+uint64_t kbuild_object_bytes()
+{
+    nlohmann::json j = nlohmann::json::parse(kbuild_profile_json());
+    return j.at("sample").at("object_bytes_mean").get<uint64_t>();
+}
+
+using namespace kernel;
+
+Kbuild::Kbuild(Kernel& k, const KbuildConfig& cfg) : k_(k), cfg_(cfg)
+{
+    if (cfg.jobs < 1)
+        throw std::invalid_argument("make -j needs at least one job");
+    if (cfg.profile.empty())
+        throw std::invalid_argument("kbuild: no measured job profile");
+    std::mt19937_64 rng(cfg.seed);
+    for (int u = 0; u < cfg.units; u++)
+        drawn_.push_back(cfg.profile[size_t(unit_draw(rng) * double(cfg.profile.size()))]);
+    std::vector<int> allowed(cfg.cpus);
+    std::sort(allowed.begin(), allowed.end());
+    allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
+    k.set_allowed_cpus(allowed);
+    // Every job and link step is a task with an mm, made while the build runs.
+    size_t tasks = k.nr_tasks() + size_t(cfg.units) + cfg.links.size() + 1;
+    k.reserve(tasks, k.mms.size() + tasks + 1);
+    uint64_t obj = pages_of(cfg.object_bytes);
+    uint64_t pages = obj * uint64_t(cfg.units);
+    for (const KbuildJob& l : cfg.links)
+        pages += pages_of(l.rss_bytes / 4);   // each link step's output (inferred: a quarter of its RSS)
+    tmpfs_ = k.shmem_create(pages);
+    res_.object_pages = obj * uint64_t(cfg.units);
+}
+
+// One recipe: fork + exec, the heap grows to its peak with re-touches, the user CPU time,
+// the object written to tmpfs (a link step first reads every object), exit.
+void Kbuild::job(Clock& clk, int cpu, const KbuildJob& j, uint64_t out_first, uint64_t out_pages, bool link,
+                 uint64_t seed)
+{
+    Process p(k_, cpu);
+    pids_.push_back(p.pid());
+    Ctx c(k_, p.task(), clk);
+    c.sys(cfg_.fork_exec_s + j.sys_s);   // fork + exec, and the job's measured syscalls
+    const uint64_t heap_pages = std::max<uint64_t>(1, pages_of(j.rss_bytes));
+    uint32_t heap = p.mmap_anon(heap_pages);
+    if (link)
+        p.file_access(c, tmpfs_, 0, res_.object_pages, false, cfg_.user_bw, cfg_.chunk);
+    std::mt19937_64 rng(seed);
+    std::vector<uint32_t> again;
+    uint64_t have = 0;
+    const int steps = std::max(1, cfg_.steps);
+    for (int s = 1; s <= steps; s++) {
+        uint64_t to = heap_pages * uint64_t(s) / uint64_t(steps);
+        p.access(c, heap, have, to - have, false, true, cfg_.user_bw, cfg_.chunk);
+        have = to;
+        p.user(c, j.user_s / steps);
+        uint64_t n = uint64_t(cfg_.heap_reuse * double(have) / steps + 0.5);
+        if (!n || !have)
+            continue;
+        again.clear();
+        for (uint64_t i = 0; i < n; i++)
+            again.push_back(uint32_t(unit_draw(rng) * double(have)));
+        p.touch_pages(c, heap, again, true, cfg_.user_bw, cfg_.chunk);
+    }
+    p.file_access(c, tmpfs_, out_first, out_pages, true, cfg_.user_bw, cfg_.chunk);
+    p.exit(c);
+    p.release();
+}
+
+void Kbuild::run_slot(int s, Clock& clk, Barrier& done)
+{
+    const int cpu = cfg_.cpus[size_t(s) % cfg_.cpus.size()];
+    const uint64_t obj = pages_of(cfg_.object_bytes);
+    while (next_unit_ < cfg_.units) {
+        int u = next_unit_++;
+        res_.peak_concurrency = std::max(res_.peak_concurrency, ++running_);
+        job(clk, cpu, drawn_[size_t(u)], obj * uint64_t(u), obj, false, cfg_.seed * 1000003u + uint64_t(u));
+        running_--;
+        res_.jobs_run++;
+    }
+    done.wait();
+    if (s != 0)
+        return;
+    uint64_t out = res_.object_pages;
+    for (size_t l = 0; l < cfg_.links.size(); l++) {
+        uint64_t n = pages_of(cfg_.links[l].rss_bytes / 4);
+        res_.peak_concurrency = std::max(res_.peak_concurrency, ++running_);
+        job(clk, cpu, cfg_.links[l], out, n, true, cfg_.seed * 1000003u + uint64_t(cfg_.units) + l);
+        running_--;
+        res_.jobs_run++;
+        out += n;
+    }
+    res_.real_s = clk.now();
+    for (int pid : pids_) {
+        res_.user_s += k_.task(pid).utime;
+        res_.sys_s += k_.task(pid).stime;
+    }
+}
+
+}  // namespace swapsim::workload

@@ -1,0 +1,87 @@
+// A kernel build, `make -jN` of a defconfig tree on tmpfs, inside the workload's memcg.
+//
+// Models: make's jobserver: at most N recipes at a time; the compile units first, in order,
+// each taken by the first free slot; then the serial link tail. Each recipe is a new process
+// (make forks, the gcc driver execs cc1 and as: one fork+exec cost in sys) with the measured
+// profile of one compile job (calibration/workloads/kbuild-defconfig-6.1.json: user CPU time,
+// sys time, peak RSS), drawn for each unit from the measured jobs with a seeded generator.
+// A job's anonymous heap grows to its peak RSS in `steps` equal steps; its user CPU time is
+// spread over the steps; after each step it touches `reuse` x (heap so far) / steps pages of
+// its heap again, uniformly at random (cc1's GC'd heap: the access pattern no trace gave, a
+// workload property with a physical range, workload.kbuild.heap_reuse). It then writes its
+// object file to tmpfs (shmem pages charged to the memcg: the build writes them) and exits,
+// freeing its heap. The link steps read every object and write their output to tmpfs.
+// The source tree is on tmpfs but was copied in outside the build's memcg: its pages are
+// neither charged nor reclaimed here, and reading them costs the copy only (in the measured
+// sys time).
+// Metrics as `time make` prints them: real (make start to the last link step's exit), user and
+// sys (summed over every job's task).
+// Granularity: a job's heap step is one access pass of sim.write_chunk bytes per simulated
+// step. Leaves out: make's own processes and dependency scanning, the gcc driver's and as's
+// own small heaps (in the measured peak RSS of the job, which GNU time takes as the largest
+// process), toolchain page cache (file LRU), objtool, modules.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernel/kernel.hpp"
+#include "workload/process.hpp"
+
+namespace swapsim::workload {
+
+struct KbuildJob {
+    double user_s = 0, sys_s = 0;
+    uint64_t rss_bytes = 0;
+};
+
+struct KbuildConfig {
+    int jobs = 1;                    // make -j
+    int units = 2725;                // compile units
+    std::vector<KbuildJob> profile;  // measured jobs, drawn with replacement
+    std::vector<KbuildJob> links;    // the serial link tail, in order
+    uint64_t object_bytes = 33023;   // .o written per unit
+    double heap_reuse = 1;           // re-touches of a job's heap, in heaps, over its life
+    int steps = 8;                   // heap growth steps per job
+    double fork_exec_s = 0;          // sys time of make's fork + exec of one recipe
+    double user_bw = 1e10;           // bytes/s of the jobs' memory loops
+    uint64_t chunk = 256 * 1024;
+    uint64_t seed = 1;
+    std::vector<int> cpus;           // where the N job slots run
+};
+
+// Reads the measured per-job profile (calibration/workloads/kbuild-*.json, compiled in).
+std::vector<KbuildJob> kbuild_profile();
+uint64_t kbuild_object_bytes();
+
+struct KbuildResult {
+    double real_s = 0, user_s = 0, sys_s = 0;
+    int jobs_run = 0, peak_concurrency = 0;
+    uint64_t object_pages = 0;
+};
+
+class Barrier;
+
+class Kbuild {
+public:
+    Kbuild(kernel::Kernel& k, const KbuildConfig& cfg);
+    // Body of job slot `s` (one per -j): takes units until none is left; slot 0 then waits
+    // for every slot and runs the link steps.
+    void run_slot(int s, kernel::Clock& clk, Barrier& done);
+    const KbuildConfig& cfg() const { return cfg_; }
+    const KbuildResult& result() const { return res_; }
+
+private:
+    void job(kernel::Clock& clk, int cpu, const KbuildJob& j, uint64_t obj_first, uint64_t obj_pages,
+             bool link, uint64_t seed);
+    kernel::Kernel& k_;
+    KbuildConfig cfg_;
+    uint32_t tmpfs_ = 0;             // the objects' tmpfs file(s), one page range per unit
+    std::vector<KbuildJob> drawn_;   // the profile of each unit
+    int next_unit_ = 0, running_ = 0;
+    std::vector<int> pids_;
+    KbuildResult res_;
+};
+
+}  // namespace swapsim::workload

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Write the scenarios of seed 001's kernel-build rows (swap table phase I v4 cover text).
+
+One folder per row of swap-table-p1-v4/kbuild-matrix-zram-zswap (named after -j and the memcg
+limit) and one per 48-core 4G VM table, with before.json (the XArray swap cache) and, once the
+model has kernel.swap_cache (issue 24), after.json (the swap table). Each scenario states only
+the published setup and records in "sources" where every setting comes from; "inferred" marks
+what the seed leaves out. Run from the repository root:
+    python3 tools/make_seed001_kbuild_scenarios.py [--swap-cache]
+"""
+import json
+import os
+import sys
+
+SEED = "seed 001 (swap table phase I v4 cover text, 2025-09-16)"
+OUT = "scenarios/swap-table-p1-v4"
+
+# The matrix machine is not stated: inferred from the cover's "48c96t/128G x86_64 servers".
+MATRIX_MACHINE = {"sockets": 1, "cores_per_socket": 48, "threads_per_core": 2, "cpu_freq": "2.5GHz",
+                  "dram": "128G"}
+ROWS = [  # (folder, -j, memcg limit, backend, mTHP)
+    ("j6-192M-zram", 6, "192M", "zram", None),
+    ("j12-256M-zram", 12, "256M", "zram", None),
+    ("j24-384M-zram", 24, "384M", "zram", None),
+    ("j48-768M-zram", 48, "768M", "zram", None),
+    ("j24-512M-zram-64k", 24, "512M", "zram", "64K"),
+    ("j48-1G-zram-64k", 48, "1G", "zram", "64K"),
+    ("j48-3G-zswap", 48, "3G", "zswap", None),
+]
+
+
+def scenario(name, jobs, limit, backend, mthp, vm=None):
+    s = {"$schema": "", "name": name,
+         "description": f"{SEED}: make -j{jobs} defconfig on tmpfs, " +
+                        (f"{limit} memcg limit, {backend}" if limit else f"48c 4G VM, {backend}, no memcg")}
+    src = {"workload.type": SEED + ": \"building kernel with defconfig on tmpfs\"",
+           "workload.kbuild.jobs": SEED + f": -j{jobs}"}
+    if vm:
+        s["machine"] = {"sockets": 1, "cores_per_socket": 48, "threads_per_core": 1, "cpu_freq": "2.5GHz",
+                        "dram": "4G"}
+        src["machine.cores_per_socket"] = SEED + ": \"a 48c VM\" (one vCPU per core: inferred)"
+        src["machine.dram"] = SEED + ": \"4G memory\"; global reclaim needed (issue 24), no memcg limit"
+        src["machine.cpu_freq"] = "inferred: not stated"
+    else:
+        s["machine"] = dict(MATRIX_MACHINE)
+        src["machine.cores_per_socket"] = "inferred: the cover's \"48c96t/128G x86_64 servers\" (machine not stated)"
+        src["machine.threads_per_core"] = src["machine.cores_per_socket"]
+        src["machine.dram"] = src["machine.cores_per_socket"]
+        src["machine.cpu_freq"] = "inferred: not stated"
+        s["kernel"] = {"memcg": {"max": limit}}
+        src["kernel.memcg.max"] = SEED + f": memcg limit {limit} (memory.max: inferred, the seed says \"memcg limit\")"
+    k = s.setdefault("kernel", {})
+    if backend == "zram":
+        s["swap"] = {"device": "zram", "zram": {"disksize": "16G", "comp_algorithm": "zstd"}}
+        k["zswap"] = {"enabled": False}
+        src["swap.zram.disksize"] = SEED + ": \"16G ZRAM\""
+        src["swap.zram.comp_algorithm"] = "inferred: not stated (zstd)"
+    else:
+        s["swap"] = {"device": "ssd", "size": "32G"}
+        k["zswap"] = {"enabled": True, "compressor": "zstd"}
+        src["kernel.zswap.enabled"] = SEED + ": \"ZSWAP\""
+        src["kernel.zswap.compressor"] = "inferred: not stated (zstd)"
+        src["swap.device"] = ("inferred: backing device not stated for the matrix row; an SSD" if not vm else
+                              SEED + ": \"ZSWAP with 32G NVMEs\"")
+    if mthp:
+        k["mthp"] = {"enabled": mthp}
+        src["kernel.mthp.enabled"] = SEED + ": \"With 64k folio\""
+    s["workload"] = {"type": "kbuild", "kbuild": {"jobs": jobs}}
+    src.setdefault("machine.sockets", "inferred: one socket (not stated)")
+    src.setdefault("machine.threads_per_core", "inferred: not stated")
+    src.setdefault("swap.device", SEED + ": \"16G ZRAM\"")
+    src.setdefault("swap.size", SEED + ": \"32G NVMEs\" (matrix row: inferred, not stated)")
+    src.setdefault("kernel.zswap.enabled", "inferred: the ZRAM rows swap to zram alone (zswap off)")
+    s["sources"] = src
+    return s
+
+
+def write(folder, s, swap_cache):
+    os.makedirs(folder, exist_ok=True)
+    variants = [("before", None)] + ([("after", "swap_table")] if swap_cache else [])
+    for name, sc in variants:
+        x = json.loads(json.dumps(s))
+        x["name"] = os.path.basename(folder) + "-" + name
+        x["$schema"] = os.path.relpath("scenarios/swapsim.schema.json", folder)
+        if swap_cache:
+            x.setdefault("kernel", {})["swap_cache"] = sc or "xarray"
+            x["sources"]["kernel.swap_cache"] = SEED + (": after the series (swap table)" if sc else
+                                                       ": before the series (XArray swap cache)")
+        with open(os.path.join(folder, name + ".json"), "w") as f:
+            json.dump(x, f, indent=2)
+            f.write("\n")
+
+
+def main():
+    swap_cache = "--swap-cache" in sys.argv[1:]
+    for folder, jobs, limit, backend, mthp in ROWS:
+        write(f"{OUT}/kbuild-matrix-zram-zswap/{folder}",
+              scenario(folder, jobs, limit, backend, mthp), swap_cache)
+    write(f"{OUT}/kbuild-48c-4G-vm-zswap-nvme", scenario("kbuild-48c-4G-vm-zswap-nvme", 48, None, "zswap", None, vm=True), swap_cache)
+    write(f"{OUT}/kbuild-48c-4G-vm-zram16G", scenario("kbuild-48c-4G-vm-zram16G", 48, None, "zram", None, vm=True), swap_cache)
+
+
+if __name__ == "__main__":
+    main()
