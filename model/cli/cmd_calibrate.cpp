@@ -42,6 +42,9 @@ void usage(FILE* f)
         "usage: swapsim calibrate --train TABLE... --validate TABLE... --out FILE\n"
         "                         [--free PARAM...] [--weights metric=w,...] [--max-evals N] [-j N]\n"
         "                         [--runs N] [--published FILE] [--targets FILE] [--start FILE] [--resume]\n"
+        "       swapsim calibrate --cross-validate --out FILE.json [--free PARAM...] [--tables TABLE...]\n"
+        "                         [--weights metric=w,...] [--scale N] [--levels CELLS] [-j N] [--published FILE]\n"
+        "                         [--targets FILE]\n"
         "\n"
         "Fits the free parameters (default: the registry's fit_default costs) to the training tables'\n"
         "cells, then reports the error on the validation tables. TABLE is a table id of the targets\n"
@@ -61,7 +64,19 @@ void usage(FILE* f)
         "  --published FILE      the tables to fit (seed-tables.json schema, e.g. your own measurements)\n"
         "  --targets FILE        which scenario reproduces which table column (default calibration/targets.json)\n"
         "  --resume              replay FILE.cache, the evaluations a stopped run of the same command\n"
-        "                        already made (the optimiser is deterministic), and go on from there\n");
+        "                        already made (the optimiser is deterministic), and go on from there\n"
+        "A fitted value on a bound of its range is listed under \"on_bound\": a missing mechanism, not a fit to commit.\n"
+        "\n"
+        "--cross-validate leaves each table family (a setup at several folio sizes) out in turn, fits the free\n"
+        "costs on the others, starting from the committed set, and simulates the left-out family with them:\n"
+        "the model's expected error on tables it has not seen. Each fold fits a linearised model (levels from\n"
+        "full-size runs, sensitivities from runs scaled down --scale times) inside each cost's physical range;\n"
+        "FILE.json and FILE.md get the left-out and training errors and the fitted costs.\n"
+        "  --cross-validate      leave each family out in turn (above) instead of one fit\n"
+        "  --tables TABLE...     the tables to use (default: every table of the targets file)\n"
+        "  --scale N             size divisor of the sensitivity runs (default 64)\n"
+        "  --levels CELLS        the committed set's full-size results from compare --all (results/cells.json)\n"
+        "                        instead of running them again\n");
 }
 
 std::string key_of(const std::vector<double>& v)
@@ -173,6 +188,9 @@ std::vector<calibrate::Target> targets_of(const std::vector<calibrate::Target>& 
 
 int cmd_calibrate(int argc, char** argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (std::string(argv[i]) == "--cross-validate")
+            return cmd_cross_validate(argc, argv);
     std::vector<std::string> train_ids, validate_ids, free_names;
     std::string out, published = "calibration/published/seed-tables.json", targets_path = "calibration/targets.json";
     std::string start_file, weights_arg = "throughput_kbps=1,elapsed_s=1,sys_s=1";
@@ -349,6 +367,21 @@ int cmd_calibrate(int argc, char** argv)
     for (size_t i = 0; i < cb.free.size(); i++)
         start_values[cb.free[i]->name] = std::exp(x0[i]);
     doc["start"] = start_values;
+    // A value on a bound of its range: the fit wanted to go further, so a mechanism is missing.
+    json on_bound = json::array();
+    for (size_t i = 0; i < cb.free.size(); i++) {
+        bool at_lo = x[i] <= lb[i] + 1e-6, at_hi = x[i] >= ub[i] - 1e-6;
+        if (!at_lo && !at_hi)
+            continue;
+        double range_bound = at_lo ? std::max(cb.free[i]->min, 1e-12) : cb.free[i]->max;
+        bool physical = std::fabs(std::exp(at_lo ? lb[i] : ub[i]) - range_bound) <= 1e-6 * range_bound;
+        std::string at = std::string(at_lo ? "lower" : "upper") +
+                         (physical ? " bound of its physical range" : " limit of the fit (start /8 .. x8)");
+        on_bound.push_back({{"param", cb.free[i]->name}, {"value", std::exp(x[i])}, {"at", at}});
+        std::fprintf(stderr, "swapsim calibrate: %s ends on the %s (%g): a missing mechanism; do not commit this fit\n",
+                     cb.free[i]->name.c_str(), at.c_str(), std::exp(x[i]));
+    }
+    doc["on_bound"] = on_bound;
     try {
         auto tr = cb.run(cb.train, x, "train  ");
         doc["errors"]["train"] = calibrate::summarize(calibrate::make_cells(cb.train, cb.tables, tr))["per_metric"];
