@@ -137,7 +137,7 @@ TEST_CASE("every fitted cost has a physical range with its source, and the commi
     }
 }
 
-TEST_CASE("memory.high frees each task's charge debt per event, whatever the shape; memory.max a reclaim batch", "[predict][run]")
+TEST_CASE("memory.high frees each task's charge debt per event whatever the shape, and memory.max a reclaim batch", "[predict][run]")
 {
     // mem_cgroup_handle_over_high: reclaim_high(memcg, nr_pages) with nr_pages the task's debt,
     // MEMCG_CHARGE_BATCH (64) per stock refill charged over high, SWAP_CLUSTER_MAX (32) on a
