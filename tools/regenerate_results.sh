@@ -2,6 +2,7 @@
 # Regenerates every number in results/: the seed-000 tables (model next to published,
 # results/zswap-mthp-v7/*.md and results/summary.json) and the IAA sizing sweeps
 # (results/iaa-sweep-*.md) and the sys-time profile of Case 1 (results/sys-profile-case1.md);
+# the cross-validation (results/cross-validation.{md,json}: each table family left out of the fit);
 # and the plots (results/*.png, tools/plot_results.py with Debian's python3-matplotlib).
 # Usage: tools/regenerate_results.sh [BUILD_DIR]
 set -euo pipefail
@@ -13,6 +14,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 plot() { /usr/bin/python3 tools/plot_results.py "$@"; }
 plot compare results/cells.json results/compare-zswap-mthp-v7.png
+# Each table family left out of the fit in turn, from the committed set's cells just written.
+"$build/swapsim" calibrate --cross-validate --levels results/cells.json -j "$jobs" --out results/cross-validation.json > /dev/null
 sweep() {   # name scenario
   local out="results/iaa-sweep-$1.md"
   "$build/swapsim" sweep "$2" -j "$jobs" --out "$tmp/sweep-$1" \

@@ -38,6 +38,9 @@ void usage(FILE* f)
         "usage: swapsim calibrate --train TABLE... --validate TABLE... --out FILE\n"
         "                         [--free PARAM...] [--weights metric=w,...] [--max-evals N] [-j N]\n"
         "                         [--runs N] [--published FILE] [--targets FILE] [--start FILE] [--resume]\n"
+        "       swapsim calibrate --cross-validate --out FILE.json [--free PARAM...] [--tables TABLE...]\n"
+        "                         [--weights metric=w,...] [--scale N] [--levels CELLS] [-j N] [--published FILE]\n"
+        "                         [--targets FILE]\n"
         "\n"
         "Fits the free parameters (default: the registry's fit_default costs) to the training tables'\n"
         "cells, then reports the error on the validation tables. TABLE is a table id of the targets\n"
@@ -57,7 +60,19 @@ void usage(FILE* f)
         "  --published FILE      the tables to fit (seed-tables.json schema, e.g. your own measurements)\n"
         "  --targets FILE        which scenario reproduces which table column (default calibration/targets.json)\n"
         "  --resume              replay FILE.cache, the evaluations a stopped run of the same command\n"
-        "                        already made (the optimiser is deterministic), and go on from there\n");
+        "                        already made (the optimiser is deterministic), and go on from there\n"
+        "A fitted value on a bound of its range is listed under \"on_bound\": a missing mechanism, not a fit to commit.\n"
+        "\n"
+        "--cross-validate leaves each table family (a setup at several folio sizes) out in turn, fits the free\n"
+        "costs on the others, starting from the committed set, and simulates the left-out family with them:\n"
+        "the model's expected error on tables it has not seen. Each fold fits a linearised model (levels from\n"
+        "full-size runs, sensitivities from runs scaled down --scale times) inside each cost's physical range;\n"
+        "FILE.json and FILE.md get the left-out and training errors and the fitted costs.\n"
+        "  --cross-validate      leave each family out in turn (above) instead of one fit\n"
+        "  --tables TABLE...     the tables to use (default: every table of the targets file)\n"
+        "  --scale N             size divisor of the sensitivity runs (default 64)\n"
+        "  --levels CELLS        the committed set's full-size results from compare --all (results/cells.json)\n"
+        "                        instead of running them again\n");
 }
 
 struct Args {
@@ -223,10 +238,32 @@ json output_doc(const Args& a, const Inputs& in, const calibrate::Evaluator& ev,
     return doc;
 }
 
+// Values that end on a bound: the fit wanted to go further, so a mechanism is missing.
+json on_bound(const calibrate::Space& sp, const std::vector<double>& x)
+{
+    json out = json::array();
+    for (size_t i = 0; i < sp.free.size(); i++) {
+        bool at_lo = x[i] <= sp.lb[i] + 1e-6, at_hi = x[i] >= sp.ub[i] - 1e-6;
+        if (!at_lo && !at_hi)
+            continue;
+        double range_bound = at_lo ? std::max(sp.free[i]->min, 1e-12) : sp.free[i]->max;
+        bool physical = std::fabs(std::exp(at_lo ? sp.lb[i] : sp.ub[i]) - range_bound) <= 1e-6 * range_bound;
+        std::string at = std::string(at_lo ? "lower" : "upper") +
+                         (physical ? " bound of its physical range" : " limit of the fit (start /8 .. x8)");
+        out.push_back({{"param", sp.free[i]->name}, {"value", std::exp(x[i])}, {"at", at}});
+        std::fprintf(stderr, "swapsim calibrate: %s ends on the %s (%g): a missing mechanism; do not commit this fit\n",
+                     sp.free[i]->name.c_str(), at.c_str(), std::exp(x[i]));
+    }
+    return out;
+}
+
 }  // namespace
 
 int cmd_calibrate(int argc, char** argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (std::string(argv[i]) == "--cross-validate")
+            return cmd_cross_validate(argc, argv);
     Args a;
     if (int st = parse_command("calibrate", argc, argv, a, parse_args, usage); st >= 0)
         return st;
@@ -250,6 +287,7 @@ int cmd_calibrate(int argc, char** argv)
                                 a.out + ".cache", a.resume);
         calibrate::FitResult r = calibrate::fit(ev, in.train, in.weights, a.max_evals);
         doc = output_doc(a, in, ev, r);
+        doc["on_bound"] = on_bound(ev.space(), r.x);
         // Report: errors on the training and validation cells at the best point.
         doc["errors"] = calibrate::errors_at(ev, in.train, in.validate, r.x);
     } catch (const std::exception& e) {

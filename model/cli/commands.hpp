@@ -9,6 +9,7 @@ int cmd_params(int argc, char** argv);
 int cmd_schema(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
 int cmd_calibrate(int argc, char** argv);
+int cmd_cross_validate(int argc, char** argv);   // calibrate --cross-validate (cmd_crossval.cpp)
 int cmd_sweep(int argc, char** argv);
 int cmd_metrics(int argc, char** argv);
 int cmd_collect(int argc, char** argv);

@@ -94,9 +94,11 @@ void add_kernel_costs(Table& t)
     t.cycles("cost.lru.putback_per_folio", 80, "move_folios_to_lru per folio", est).to(section::costs, &kernel::Costs::putback_per_folio);
     t.cycles("cost.reclaim.entry", 3000,
              "per try_to_free_mem_cgroup_pages call: setup, psi, memcg iteration, stats flush, shrink_slab, vmpressure, and the spinning on their shared state when dozens of tasks reclaim at once",
-             "path length alone: ~1 us; fitted by swapsim calibrate (Case 1's 64K columns spend 32-144 s more sys than its 2M columns on the same evicted pages with 7-9x the memcg_high events: 0.3-1.1 ms per call)").to(section::costs, &kernel::Costs::reclaim_entry);
+             "fitted stand-in (no mechanism yet). range: from the path length alone, ~1 us (2,500 cycles), to the largest per-call cost seed 000's Case 1 allows: its 64K columns spend 32-144 s more sys than its 2M columns on the same evicted pages with 7-9x the memcg_high events, 0.3-1.1 ms per call (2.75M cycles)",
+             2500, 2.75e6).to(section::costs, &kernel::Costs::reclaim_entry);
     t.cycles("cost.reclaim.round", 1000, "shrink_inactive_list fixed part per SWAP_CLUSTER_MAX round", est).to(section::costs, &kernel::Costs::shrink_round);
-    t.cycles("cost.rmap.walk", 1500, "folio_referenced / try_to_unmap: anon_vma lock and walk, per folio", est).to(section::costs, &kernel::Costs::rmap_walk);
+    t.cycles("cost.rmap.walk", 1500, "folio_referenced / try_to_unmap: anon_vma lock and walk, per folio",
+             "range: rmap_walk_anon of a folio mapped once (anon_vma read lock, one VMA, page_vma_mapped_walk down four table levels, the PTE update): ~300 instructions cache-hot, 0.2 us (500 cycles), to a ~100 ns miss per level, on the anon_vma and its lock's line, 2 us (5,000 cycles)", 500, 5000).to(section::costs, &kernel::Costs::rmap_walk);
     t.cycles("cost.rmap.per_pte", 30, "per PTE visited by an rmap walk", est).to(section::costs, &kernel::Costs::rmap_per_pte);
     t.nanos("cost.tlb.shootdown_ns", 2000, "try_to_unmap_flush_dirty: IPI to the owner's CPU and wait for it", "x86 TLB shootdown round trip ~1-3 us").to(section::costs, &kernel::Costs::tlb_flush);
     t.nanos("cost.tlb.irq_ns", 800, "flush_tlb_func on the interrupted CPU (or a local flush)", est).to(section::costs, &kernel::Costs::tlb_irq);
@@ -117,10 +119,12 @@ void add_kernel_costs(Table& t)
     t.cycles("cost.folio.split_per_page", 300, "split_folio_to_list per page", est).to(section::costs, &kernel::Costs::split_folio);
     // swap.cpp: zswap_store / zswap_load over zsmalloc, swap writeback, swap-in
     t.cycles("cost.zswap.store_folio", 1500, "zswap_store fixed part: pool, objcg, limits, stats", est).to(section::costs, &kernel::Costs::zswap_store_folio);
-    t.cycles("cost.zswap.store_page", 800, "zswap_store_page outside locks and compression: entry, request, stats, and the cache-line traffic on shared pool and memcg state when many CPUs store at once", est).to(section::costs, &kernel::Costs::zswap_store_page);
+    t.cycles("cost.zswap.store_page", 800, "zswap_store_page outside locks and compression: entry, request, stats, and the cache-line traffic on shared pool and memcg state when many CPUs store at once",
+             "fitted stand-in (no mechanism yet). range: the path alone (zswap_entry_cache_alloc, obj_cgroup_charge_zswap from the objcg stock, the stats atomics), ~0.3 us (800 cycles), to what seed 000's Case 1 zstd leaves for it: 75 us of published sys per stored page, less zstd-3's measured 14.9 us x 1.2 (docs/compressors.md 4.6) and the SSD baselines' whole swap-out path, 10 us per page: 46 us (115,000 cycles)", 800, 115000).to(section::costs, &kernel::Costs::zswap_store_page);
     t.cycles("cost.zswap.invalidate_page", 800, "zswap_invalidate outside locks: entry free, uncharge, stats, and the cache-line traffic on shared pool, swap and memcg state when many CPUs free at once (munmap of many processes)", est).to(section::costs, &kernel::Costs::zswap_invalidate_page);
     t.cycles("cost.zswap.tree_hold", 250, "xa_store / xa_erase under the zswap tree lock", est).to(section::costs, &kernel::Costs::zswap_tree_hold);
-    t.cycles("cost.zsmalloc.class_hold", 400, "zs_malloc / zs_free under the size-class lock", est, 100, 1000).to(section::costs, &kernel::Costs::zs_class_hold);
+    t.cycles("cost.zsmalloc.class_hold", 400, "zs_malloc / zs_free under the size-class lock",
+             "range: obj_malloc's freelist pop and fix_fullness_group, or obj_free's link write, under the class spinlock: ~40 ns cache-hot (100 cycles) to ~400 ns with three ~100 ns misses (1,000 cycles)", 100, 1000).to(section::costs, &kernel::Costs::zs_class_hold);
     t.cycles("cost.zsmalloc.free_cold", 0, "zs_free's extra time under the class lock: obj_free and fix_fullness_group touch a zspage, its page and the object's link long out of cache",
              "what-if, off in the committed model: ~550 cycles (2 DRAM misses x ~110 ns on Sapphire Rapids at 2.5 GHz) is the physical estimate; with it, refits traded throughput for sys time and a change sign (README, 'What the model does not get right yet')").to(section::costs, &kernel::Costs::zs_free_cold);
     t.rate(Category::Cost, "cost.zsmalloc.copy_bw", 5e9, "bytes/s copying a compressed object into its zspage", "estimate: kmap + memcpy of < 4 KiB", true).to(section::costs, &kernel::Costs::zs_copy_bw);
@@ -150,17 +154,17 @@ void add_compressor_costs(Table& t)
     // zram and compressor costs by block size and data kind (calibration/compressors/table.json).
     t.real(Category::Cost, "cost.compress.kernel_factor", "", 1.6, 1.2, 1.6, "in-kernel compressor time over the user-space library time of calibration/compressors/table.json (crypto/zcomp call, per-CPU stream, older in-kernel builds); not applied to usemem data, whose costs are the fitted cost.compress.*.usemem_*",
            "range: docs/compressors.md 4.6, Glover's in-kernel zram costs are 1.2-1.6x the library's. Value fitted (the only cost fitted there) on the seed-003 table's four times, sum of log errors squared: 0.50 at 1.2, 0.34 at 1.3, 0.07 at 1.6, the bound: the model lacks swap-in work or the seed's machine is slower than 2.5 GHz Sapphire Rapids", true).to(section::zram_settings, &ZramSettings::kernel_factor);
-    t.nanos("cost.zram.same_check_hit_ns", 500, "page_same_filled on a same-filled 4 KiB page (scans it all)", "compressors.md 4.5 (design note): 498 ns per zero page", 100, 2000).to(section::zram, &kernel::ZramConfig::same_hit);
-    t.nanos("cost.zram.same_check_miss_ns", 30, "page_same_filled on a normal page (stops at the first differing word)", "compressors.md 4.5 (design note): 26-31 ns on usemem, elf, text, random pages", 5, 200).to(section::zram, &kernel::ZramConfig::same_miss);
-    t.cycles("cost.zram.write_page", 1000, "zram_write_page outside compression and zs_malloc: slot lock, zram_free_page of the old data, table entry, stats, bio segment", est, 200, 5000).to(section::zram, &kernel::ZramConfig::write_page);
-    t.cycles("cost.zram.read_page", 800, "zram_read_page outside decompression: slot lock, zs_map_object / zs_unmap_object, stats, bio segment", est, 200, 5000).to(section::zram, &kernel::ZramConfig::read_page);
-    t.cycles("cost.zram.free_page", 300, "zram_slot_free_notify / zram_free_page outside zs_free: slot trylock, flags, stats", est, 100, 3000).to(section::zram, &kernel::ZramConfig::free_page);
+    t.nanos("cost.zram.same_check_hit_ns", 500, "page_same_filled on a same-filled 4 KiB page (scans it all)", "compressors.md 4.5 (design note): 498 ns per zero page; range: 4 KiB read cache-hot at ~40 GB/s (100 ns) to streamed from DRAM at ~2 GB/s (2,000 ns)", 100, 2000).to(section::zram, &kernel::ZramConfig::same_hit);
+    t.nanos("cost.zram.same_check_miss_ns", 30, "page_same_filled on a normal page (stops at the first differing word)", "compressors.md 4.5 (design note): 26-31 ns on usemem, elf, text, random pages; range: a few instructions on a cached line (5 ns) to two DRAM misses (200 ns)", 5, 200).to(section::zram, &kernel::ZramConfig::same_miss);
+    t.cycles("cost.zram.write_page", 1000, "zram_write_page outside compression and zs_malloc: slot lock, zram_free_page of the old data, table entry, stats, bio segment", "estimate from kernel code size and x86 latencies; range: cache-hot to a ~100 ns miss on each line it touches", 200, 5000).to(section::zram, &kernel::ZramConfig::write_page);
+    t.cycles("cost.zram.read_page", 800, "zram_read_page outside decompression: slot lock, zs_map_object / zs_unmap_object, stats, bio segment", "estimate from kernel code size and x86 latencies; range: cache-hot to a ~100 ns miss on each line it touches", 200, 5000).to(section::zram, &kernel::ZramConfig::read_page);
+    t.cycles("cost.zram.free_page", 300, "zram_slot_free_notify / zram_free_page outside zs_free: slot trylock, flags, stats", "estimate from kernel code size and x86 latencies; range: cache-hot to a ~100 ns miss on each line it touches", 100, 3000).to(section::zram, &kernel::ZramConfig::free_page);
     // Compressors on the usemem data pattern (each 8-byte word holds its index), per 4 KiB page.
     // Sizes are measured, not fitted; CPU costs are user-space library times x 1.3 (in-kernel
     // overhead, compressors.md 4.6) at 2.5 GHz.
     const char* meas = "docs/compressors.md App. A.6 / 4.2: usemem data, 4 KiB calls";
     t.real(Category::Cost, "cost.compress.zstd.usemem_len", "bytes", 565, 1, 4096, "zstd-3 compressed size of one usemem page", meas).to(section::zstd, &kernel::CompressorModel::comp_len);
-    t.cycles("cost.compress.zstd.usemem_comp", 48300, "zstd-3 compression of one usemem page", "docs/compressors.md 4.2: 14.9 us x 1.3 kernel factor at 2.5 GHz").to(section::zstd, &kernel::CompressorModel::comp_s);
+    t.cycles("cost.compress.zstd.usemem_comp", 48300, "zstd-3 compression of one usemem page", "docs/compressors.md 4.2: 14.9 us x 1.3 kernel factor at 2.5 GHz; range: the kernel factor's 1.2-1.6 (compressors.md 4.6), 44,700-59,600 cycles", 44700, 59600).to(section::zstd, &kernel::CompressorModel::comp_s);
     t.cycles("cost.compress.zstd.usemem_decomp", 20200, "zstd-3 decompression of one usemem page", "docs/compressors.md 4.2: 6.2 us x 1.3 at 2.5 GHz").to(section::zstd, &kernel::CompressorModel::decomp_s);
     t.real(Category::Cost, "cost.compress.lz4.usemem_len", "bytes", 2056, 1, 4096, "lz4 compressed size of one usemem page", meas).to(section::lz4, &kernel::CompressorModel::comp_len);
     t.cycles("cost.compress.lz4.usemem_comp", 21100, "lz4 compression of one usemem page", "docs/compressors.md 4.2: 6.5 us x 1.3 at 2.5 GHz").to(section::lz4, &kernel::CompressorModel::comp_s);
@@ -168,7 +172,8 @@ void add_compressor_costs(Table& t)
     // IAA: a job holds an engine for base + per KiB of uncompressed data.
     const char* zan = "Zanussi iaa_crypto v2 cover: sync 3,177 ns compress / 2,235 ns decompress per 4 KiB incl. submission";
     const char* glo = "Glover canned-mode cover: by_1 34,493 / 20,038 ns per 64 KiB job";
-    t.nanos("cost.iaa.fixed.comp_base_ns", 1200, "IAA fixed-Huffman compress job, fixed part", zan).to(section::iaa_fixed, &IaaJobNs::comp_base, Conv::Raw);
+    t.nanos("cost.iaa.fixed.comp_base_ns", 1200, "IAA fixed-Huffman compress job, fixed part",
+            "Zanussi iaa_crypto v2 cover: sync 3,177 ns per 4 KiB compress incl. submission; range: at least the descriptor's and completion record's two fabric round trips (~150 ns each, 300 ns), at most the 3,177 ns less the submission (200 ns) and 4 KiB streamed at ~8 GB/s (480 ns): 2,500 ns", 300, 2500).to(section::iaa_fixed, &IaaJobNs::comp_base, Conv::Raw);
     t.nanos("cost.iaa.fixed.comp_ns_per_kb", 425, "IAA fixed-Huffman compress job, per KiB of input", zan).to(section::iaa_fixed, &IaaJobNs::comp_per_kb, Conv::Raw);
     t.nanos("cost.iaa.fixed.decomp_base_ns", 800, "IAA decompress job (fixed-Huffman data), fixed part", zan).to(section::iaa_fixed, &IaaJobNs::decomp_base, Conv::Raw);
     t.nanos("cost.iaa.fixed.decomp_ns_per_kb", 300, "IAA decompress job, per KiB of output", zan).to(section::iaa_fixed, &IaaJobNs::decomp_per_kb, Conv::Raw);

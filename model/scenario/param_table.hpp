@@ -4,6 +4,7 @@
 // scenario/params.cpp builds the registry from them in a fixed order.
 #pragma once
 
+#include <cstring>
 #include <limits>
 
 #include "scenario/registry.hpp"
@@ -13,7 +14,13 @@ namespace swapsim::scenario {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double KiB = 1024.0, MiB = 1024.0 * KiB, GiB = 1024.0 * MiB;
-constexpr const char* est = "estimate from kernel code size and x86 latencies; fitted by swapsim calibrate";
+constexpr const char* est = "estimate from kernel code size and x86 latencies";
+// The range of an estimated cost without a stated one: a factor 4 either side of the estimate,
+// the spread of one kernel path between running cache-hot and taking a cache miss (~100 ns) on
+// each line it touches. Calibrate may free such a cost only inside it.
+constexpr double est_band = 4;
+constexpr const char* est_band_src =
+    "estimate from kernel code size and x86 latencies; range: a factor 4 either side (one path cache-hot, or a ~100 ns miss on each line it touches)";
 
 struct Table {
     std::vector<ParamDef> rows;
@@ -63,12 +70,26 @@ struct Table {
     // A fitted CPU cost in cycles (scaled by machine.cpu_freq).
     Row cycles(const char* n, double def, const char* doc, const char* src, double lo = 0, double hi = 1e9)
     {
-        return real(Category::Cost, n, "cycles", def, lo, hi, doc, src, true);
+        return cost(n, "cycles", def, doc, src, lo, hi);
     }
     // A fitted wall-clock cost in ns (not scaled by the clock: memory, device or IPI latency).
     Row nanos(const char* n, double def, const char* doc, const char* src, double lo = 0, double hi = 1e9)
     {
-        return real(Category::Cost, n, "ns", def, lo, hi, doc, src, true);
+        return cost(n, "ns", def, doc, src, lo, hi);
+    }
+    // A cost with no range of its own: an estimate (`est`) gets est_band around it, a measured
+    // or published figure a factor 2 (the machine and kernel differ from where it was taken).
+    Row cost(const char* n, const char* unit, double def, const char* doc, const char* src, double lo, double hi)
+    {
+        bool band = lo == 0 && hi == 1e9 && def > 0, estimate = std::strcmp(src, est) == 0;
+        if (band) {
+            lo = def / (estimate ? est_band : 2);
+            hi = def * (estimate ? est_band : 2);
+        }
+        Row r = real(Category::Cost, n, unit, def, lo, hi, doc, band && estimate ? est_band_src : src, true);
+        if (band && !estimate)
+            rows.back().source += "; range: a factor 2 either side of that figure (machine and kernel differ from where it was taken)";
+        return r;
     }
 };
 

@@ -65,7 +65,7 @@ void add_workload_sim_params(Table& t)
 void add_workload_costs(Table& t)
 {
     t.rate(Category::Cost, "cost.user.write_bw", 10e9, "bytes/s of usemem's store loop into freshly cleared pages", "estimate: cache-resident stores, 1 x 8 B per cycle peak", true).to(section::usemem, &workload::UsememConfig::user_write_bw);
-    t.nanos("cost.fork_ns", 100000, "fork() of one usemem child by the parent", "estimate: fork of a small process ~100 us").to(section::usemem, &workload::UsememConfig::fork_cost);
+    t.nanos("cost.fork_ns", 100000, "fork() of one usemem child by the parent", "estimate: fork of a small process ~100 us; range: 10 us (a tiny mm) to 100 ms (what-ifs of a parent whose fork copies a large mm)", 1e4, 1e8).to(section::usemem, &workload::UsememConfig::fork_cost);
     t.nanos("cost.wakeup_ns", 1500, "the parent's wakeup of one child polling the start pipe (try_to_wake_up of an idle CPU's task)", "estimate: remote wakeup via the wakelist IPI costs the waker ~1-2 us").to(section::usemem, &workload::UsememConfig::wakeup_cost);
 }
 

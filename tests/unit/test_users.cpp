@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/metrics.hpp"
+#include "scenario/registry.hpp"
 #include "run_cmd.hpp"
 
 using nlohmann::json;
@@ -281,6 +282,12 @@ TEST_CASE("every usemem scenario under scenarios/ scaled down gives each task no
         INFO(r["scenario"].get<std::string>());
         CHECK(r["metrics"]["user_s"].get<double>() >= 0);
         CHECK(r["metrics"]["sys_s"].get<double>() >= 0);
+        // CPU time never exceeds elapsed x the CPUs the tasks may run on (#26).
+        const json& mc = r["effective_config"]["machine"];
+        int nr_cpus = mc["sockets"].get<int>() * mc["cores_per_socket"].get<int>() * mc["threads_per_core"].get<int>();
+        size_t allowed = swapsim::scenario::parse_cpulist(r["effective_config"]["workload"]["cpus"].get<std::string>(), nr_cpus).size();
+        CHECK(r["metrics"]["user_s"].get<double>() + r["metrics"]["sys_s"].get<double>() <=
+              r["metrics"]["elapsed_s"].get<double>() * double(allowed) * (1 + 1e-9));
         for (const auto& p : r["per_process"]) {
             INFO("pid " << p["pid"]);
             double user = p["user_s"], sys = p["sys_s"], wall = p["wall_s"];
