@@ -274,6 +274,8 @@ Kernel::Kernel(const KConfig& cfg)
     int nodes = cfg.topo.sockets;
     for (int n = 0; n < nodes; n++)
         lruvec.emplace_back(folios);
+    nodes_.resize(size_t(nodes));
+    setup_watermarks(cfg, nodes_);
     double h = cfg.c.lock_handoff;
     lru_lock_.assign(size_t(nodes), hw::Lock(h));
     zone_lock_.assign(size_t(nodes), hw::Lock(h));
@@ -282,12 +284,20 @@ Kernel::Kernel(const KConfig& cfg)
     si_lock_.set_handoff(h);
     page_counter_.set_handoff(h);
     if (cfg.dev != SwapDev::None) {
+        // The swap table series dropped setup_clusters' column shuffle with the 64 MiB split.
         swap = std::make_unique<SwapDevice>(cfg.swap_slots, cfg.topo.nr_cpus(), cfg.slot_cache,
-                                            cfg.swap_batch, cfg.swapfile_slots);
+                                            cfg.swap_batch, cfg.swapfile_slots,
+                                            cfg.swap_cache == SwapCacheImpl::XArray, cfg.dev != SwapDev::Hdd);
         swap->set_free_hook([this](swp_offset_t off) { on_slot_free(off); });
     }
     if (cfg.dev == SwapDev::Ssd)
         ssd = std::make_unique<hw::BlockDevice>(cfg.ssd);
+    if (cfg.dev == SwapDev::Hdd) {   // the queue of swap.ssd, the medium of a rotational disk
+        hw::BlockDevParams p = cfg.ssd;
+        p.write_bw = p.read_bw = cfg.hdd_bw;
+        p.latency = 0;
+        ssd = std::make_unique<hw::BlockDevice>(p, &cfg.hdd, cfg.swap_slots * PAGE_SIZE);
+    }
     if (cfg.dev == SwapDev::Zram) {
         zram = std::make_unique<Zram>(cfg.swap_slots + cfg.swapfile_slots + 1, cfg.zs_chain_size, cfg.zram.multi_order);
         zram_class_lock_.assign(zram->pool().nr_classes(), hw::Lock(h));
@@ -371,6 +381,14 @@ hw::Lock& Kernel::swap_alloc_lock(swp_offset_t off)
 
 void Kernel::on_slot_free(swp_offset_t off)
 {
+    // XArray: one clear_shadow_from_swap_cache per run of freed slots in one 64 MiB space.
+    if (!swap_table()) {
+        uint32_t space = off >> SWAP_ADDRESS_SPACE_SHIFT;
+        if (pending_shadow_.empty() || off != last_freed_ + 1 || pending_shadow_.back().first != space)
+            pending_shadow_.emplace_back(space, 0);
+        pending_shadow_.back().second++;
+        last_freed_ = off;
+    }
     // swap_range_free: zswap_invalidate, then the memcg swap uncharge.
     uint16_t len = swap->zswap_len(off);
     if (len) {

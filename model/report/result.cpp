@@ -163,9 +163,12 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     double tp_sum = 0, sys = 0, user = 0, elapsed = 0, free_us = 0;
     std::vector<double> tps;
     json per = json::array();
+    size_t killed = 0;
     for (const auto& p : procs) {
         const kernel::Task& t = k.task(p.pid);
-        tps.push_back(double(p.throughput_kbps));
+        killed += p.killed;
+        if (!p.killed)
+            tps.push_back(double(p.throughput_kbps));
         tp_sum += double(p.throughput_kbps);
         sys += t.stime;
         user += t.utime;
@@ -174,15 +177,20 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
         per.push_back({{"pid", p.pid}, {"cpu", p.cpu}, {"cpu_last", t.cpu}, {"migrations", t.migrations}, {"throughput_kbps", p.throughput_kbps},
                        {"write_s", p.t_done}, {"wall_s", p.t_exit - p.t_start}, {"sys_s", t.stime},
                        {"user_s", t.utime}, {"free_latency_us", p.free_us}, {"reclaimed_pages", t.reclaimed},
-                       {"throttled_s", t.throttled_s}, {"io_wait_s", t.io_wait_s}});
+                       {"throttled_s", t.throttled_s}, {"io_wait_s", t.io_wait_s}, {"oom_killed", p.killed}});
     }
-    size_t n = std::max<size_t>(1, procs.size());
+    // Killed processes print no statistics: averages are over the ones that finished.
+    size_t n = std::max<size_t>(1, procs.size() - killed);
     m["throughput_kbps"] = tp_sum / double(n);
     m["throughput_kbps_sum"] = tp_sum;
+    // usemem as seed 001 prints it (MB = 2^20 bytes): the sum over processes, and per process.
+    m["sum_throughput_mbps"] = tp_sum / 1024.0;
+    m["single_process_throughput_mbps"] = tp_sum / 1024.0 / double(n);
+    m["oom_killed_tasks"] = killed;
     m["elapsed_s"] = elapsed;
     m["sys_s"] = sys;
     m["user_s"] = user;
-    m["free_latency_us"] = free_us / double(n);
+    m["free_latency_us"] = free_us / double(std::max<size_t>(1, procs.size()));
     // Where the charge is: memory.peak, and memory.current with its memory.stat lines when the
     // last process finished writing (every mapping still resident with -s).
     m["memory_peak"] = uint64_t(k.memcg.memory.watermark) * PAGE_SIZE;
@@ -258,8 +266,13 @@ void add_common(json& r, const scenario::Config& cfg, const std::string& scenari
     m["memcg_swap_fail"] = k.memcg.events.swap_fail;
     for (VmEvent e : {PSWPIN, PSWPOUT, ZSWPIN, ZSWPOUT, THP_SWPOUT, THP_SWPOUT_FALLBACK, PGMAJFAULT, PGFAULT,
                       SWAP_RA, SWAP_RA_HIT, PGSCAN_DIRECT, PGSTEAL_DIRECT, PGACTIVATE, PGDEACTIVATE, PGROTATED,
-                      THP_FAULT_ALLOC, THP_FAULT_FALLBACK, THP_FAULT_FALLBACK_CHARGE, THP_SPLIT_PAGE})
+                      THP_FAULT_ALLOC, THP_FAULT_FALLBACK, THP_FAULT_FALLBACK_CHARGE, THP_SPLIT_PAGE,
+                      PGSCAN_KSWAPD, PGSTEAL_KSWAPD, ALLOCSTALL, OOM_KILL})
         m[vm_event_name(e)] = k.vm[e];
+    double kswapd_s = 0;
+    for (const kernel::NodeMem& nd : k.nodes())
+        kswapd_s += nd.kswapd_sys_s;
+    m["kswapd_sys_s"] = kswapd_s;
     // Per-size mTHP stats for every enabled size and any size that counted something.
     for (unsigned order = 1; order < NR_ORDERS; order++) {
         bool enabled = std::find(k.cfg().mthp_orders.begin(), k.cfg().mthp_orders.end(), order) !=
@@ -290,7 +303,9 @@ void add_common(json& r, const scenario::Config& cfg, const std::string& scenari
                        {"mm_stat", mm_stat(k.zram->stats(), k.zram->pool().pool_pages() * PAGE_SIZE)}};
     if (k.ssd) {
         double sim_end = std::max(elapsed, 1e-9);
-        dev["swap"] = {{"type", "ssd"},
+        dev["swap"] = {{"type", cfg.s("swap.device")},
+                       {"seeks", k.ssd->seeks()},
+                       {"positioning_s", k.ssd->positioning_s()},
                        {"requests", k.ssd->requests()},
                        {"bytes_written", k.ssd->bytes_written()},
                        {"bytes_read", k.ssd->bytes_read()},

@@ -80,7 +80,8 @@ std::vector<FieldRef> derived_fields()
         // sections
         field_ref(run, &Settings::kernel), field_ref(run, &Settings::usemem), field_ref(run, &Settings::platform),
         field_ref(run, &Settings::compressors), field_ref(kernel, &KConfig::topo), field_ref(kernel, &KConfig::comp),
-        field_ref(kernel, &KConfig::iaa), field_ref(kernel, &KConfig::ssd), field_ref(kernel, &KConfig::c),
+        field_ref(kernel, &KConfig::iaa), field_ref(kernel, &KConfig::ssd), field_ref(kernel, &KConfig::hdd),
+        field_ref(kernel, &KConfig::c),
         field_ref(iaa, &kernel::IaaConfig::dev), field_ref(compressors, &Compressors::zstd),
         field_ref(compressors, &Compressors::lz4), field_ref(compressors, &Compressors::lzo_rle),
         field_ref(compressors, &Compressors::deflate_iaa), field_ref(compressors, &Compressors::deflate_iaa_canned),
@@ -147,7 +148,8 @@ std::vector<std::string> binding_problems(const Registry& reg)
         info<Settings>("Settings"), info<kernel::KConfig>("kernel::KConfig"), info<kernel::Costs>("kernel::Costs"),
         info<kernel::CompressorModel>("kernel::CompressorModel"), info<kernel::IaaConfig>("kernel::IaaConfig"),
         info<hw::IaaParams>("hw::IaaParams"), info<hw::Topology>("hw::Topology"),
-        info<hw::BlockDevParams>("hw::BlockDevParams"), info<workload::UsememConfig>("workload::UsememConfig"),
+        info<hw::BlockDevParams>("hw::BlockDevParams"), info<hw::HddParams>("hw::HddParams"),
+        info<workload::UsememConfig>("workload::UsememConfig"),
         info<engine::PlatformSpec>("engine::PlatformSpec"), info<Compressors>("Compressors"), info<IaaJobNs>("IaaJobNs"),
     };
     std::vector<std::string> bad;
