@@ -112,9 +112,8 @@ struct Costs {
     // swap-in and exit
     double swapin_fault = 0;        // do_swap_page fixed part
     double swap_cache_lookup = 0;   // swap_cache_get_folio (XArray: xas_load's walk + folio_try_get)
-    double xa_node_alloc = 0;       // XArray: xas_nomem's xa_node (kmem_cache_alloc + zeroing), per 64 slots stored
-    double xa_clear_walk = 0;       // XArray: clear_shadow_from_swap_cache under xa_lock, walk to the range
-    double xa_clear_per_slot = 0;   // ... per slot whose shadow is erased
+    double xa_clear_walk = 0;       // XArray: clear_shadow_from_swap_cache's lock and walk, per range freed
+    double xa_clear_per_slot = 0;   // ... per slot whose shadow is erased (both part of si_free_per_range)
     double table_add = 0;           // swap table: swap_cache_add_folio under the cluster lock, fixed
     double table_del = 0;           // swap table: __swap_cache_del_folio, fixed
     double table_per_slot = 0;      // swap table: one atomic store into the cluster's table

@@ -92,7 +92,6 @@ void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
                 folio_t f = swap->cache_folio(off + q);
                 if (f == NO_FOLIO)
                     continue;
-                c.sys(swap_cache_lookup_cost());   // __try_to_reclaim_swap's lookup
                 Folio& fo = folios[f];
                 if (fo.test(PG_writeback) || fo.test(PG_mapped) || fo.test(PG_isolated))
                     continue;

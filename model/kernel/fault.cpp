@@ -404,7 +404,6 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
                 if (j == idx || !pte_swap(v.pte[j]))
                     continue;
                 swp_offset_t o = pte_offset(v.pte[j]);
-                c.sys(swap_cache_lookup_cost());   // __read_swap_cache_async looks first
                 if (swap->cache_folio(o) != NO_FOLIO)
                     continue;
                 double r;

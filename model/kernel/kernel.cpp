@@ -381,14 +381,6 @@ hw::Lock& Kernel::swap_alloc_lock(swp_offset_t off)
 
 void Kernel::on_slot_free(swp_offset_t off)
 {
-    // XArray: one clear_shadow_from_swap_cache per run of freed slots in one 64 MiB space.
-    if (!swap_table()) {
-        uint32_t space = off >> SWAP_ADDRESS_SPACE_SHIFT;
-        if (pending_shadow_.empty() || off != last_freed_ + 1 || pending_shadow_.back().first != space)
-            pending_shadow_.emplace_back(space, 0);
-        pending_shadow_.back().second++;
-        last_freed_ = off;
-    }
     // swap_range_free: zswap_invalidate, then the memcg swap uncharge.
     uint16_t len = swap->zswap_len(off);
     if (len) {

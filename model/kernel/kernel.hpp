@@ -419,8 +419,6 @@ private:
     bool swap_table() const { return cfg_.swap_cache == SwapCacheImpl::SwapTable; }
     // swap_cache_get_folio: the XArray's walk, or the swap table's one load.
     double swap_cache_lookup_cost() const { return swap_table() ? cfg_.c.table_lookup : cfg_.c.swap_cache_lookup; }
-    std::vector<std::pair<uint32_t, unsigned>> pending_shadow_;   // XArray: (space, slots) freed, to clear
-    mm::swp_offset_t last_freed_ = 0;
     void price_slot_frees(Ctx& c, const mm::SwapFreeTrace& tr, mm::swp_offset_t off);
 
     KConfig cfg_;

@@ -139,6 +139,7 @@ unsigned long Kernel::try_to_free_pages(Ctx& c)
 {
     ScanControl sc;
     sc.nr_to_reclaim = SWAP_CLUSTER_MAX;
+    c.sys(cfg_.c.reclaim_entry);
     return do_try_to_free_pages(c, sc);
 }
 

@@ -116,11 +116,9 @@ void add_kernel_costs(Table& t)
     t.cycles("cost.swapcache.per_page", 40, "per slot stored or erased in the swap cache", est).to(section::costs, &kernel::Costs::swap_cache_per_page);
     t.cycles("cost.swapcache.lookup", 200, "swap_cache_get_folio", est).to(section::costs, &kernel::Costs::swap_cache_lookup);
     // The XArray swap cache (v6.17) against the swap table (v6.18): path lengths from the code.
-    t.cycles("cost.swapcache.xa_node_alloc", 600, "XArray: xas_nomem allocating an xa_node (576 B from radix_tree_node_cachep, zeroed) for each 64 slots stored",
-             "slab fast path ~100 cycles + zeroing 9 cache lines + xas_create's linking: ~400-1000 cycles", 400, 1000).to(section::costs, &kernel::Costs::xa_node_alloc);
-    t.cycles("cost.swapcache.xa_clear_walk", 150, "XArray: clear_shadow_from_swap_cache under the space's xa_lock: xas_lock_irq and the walk down to the range (3 levels for 64 MiB)",
+    t.cycles("cost.swapcache.xa_clear_walk", 150, "XArray: clear_shadow_from_swap_cache of a freed range, part of cost.swap.free_per_range: the space's xa_lock_irq and the walk down to the range (3 levels for 64 MiB); the swap table saves it",
              "v6.17 mm/swap_state.c: irq off/on ~30 cycles + 3 dependent xa_node loads at 20-60 cycles (L2/LLC)", 60, 400).to(section::costs, &kernel::Costs::xa_clear_walk);
-    t.cycles("cost.swapcache.xa_clear_per_slot", 30, "XArray: ... per slot: xas_for_each step, xas_store(NULL) of the shadow, node counts",
+    t.cycles("cost.swapcache.xa_clear_per_slot", 30, "XArray: ... per slot, also part of cost.swap.free_per_range: xas_for_each step, xas_store(NULL) of the shadow, node counts",
              "v6.17 xas_store: slot write + node count update ~20-60 cycles on a line already fetched", 20, 60).to(section::costs, &kernel::Costs::xa_clear_per_slot);
     t.cycles("cost.swaptable.add", 150, "swap table: swap_cache_add_folio under the cluster lock, fixed (folio flags and refs, NR_FILE_PAGES / NR_SWAPCACHE stats); no tree walk, no irq-off",
              "v6.18 mm/swap_state.c: cost.swapcache.add less the XArray's walk (3 levels x ~40 cycles) and irq save/restore", 60, 300).to(section::costs, &kernel::Costs::table_add);

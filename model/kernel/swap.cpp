@@ -70,27 +70,23 @@ void Kernel::swap_cache_insert(Ctx& c, folio_t f, swp_offset_t off)
         c.lock(swap_cache_lock(off), k.table_add + k.table_per_slot * nr);
         return;
     }
-    // add_to_swap_cache: xas_nomem's node allocation outside the lock, then xas_store per page
-    // under the 64 MiB space's xa_lock.
-    c.sys(k.xa_node_alloc * nr / XA_CHUNK_SIZE);
+    // add_to_swap_cache: xas_store per page under the 64 MiB space's xa_lock.
     c.lock(swap_cache_lock(off), k.swap_cache_add + k.swap_cache_per_page * nr);
 }
 
 void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
 {
     const Costs& k = cfg_.c;
-    // Swap table: swap_entries_free clears each slot's shadow in the table under the lock it
-    // holds. XArray: swap_range_free's clear_shadow_from_swap_cache takes the xa_lock of each
-    // 64 MiB space a freed range lies in and erases the shadows there.
+    // cost.swap.free_per_range includes swap_range_free's clear_shadow_from_swap_cache (XArray:
+    // the xa_lock and the walk, nested in the free's lock). The swap table clears each slot's
+    // shadow with one store in the table instead.
+    const double shadow = swap_table() ? k.table_per_slot * tr.slots_freed -
+                                             (k.xa_clear_walk * tr.ranges + k.xa_clear_per_slot * tr.slots_freed)
+                                       : 0.0;
     if (tr.took_si_lock)
         c.lock(swap_alloc_lock(off),
-               k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed + k.si_free_per_range * tr.ranges +
-                   (swap_table() ? k.table_per_slot * tr.slots_freed : 0),
-               1, 0, "swap_entry_range_free");
-    for (auto [space, n] : pending_shadow_)
-        c.lock(lock_in(swap_cache_locks_, space), k.xa_clear_walk + k.xa_clear_per_slot * n, 1, 0,
-               "clear_shadow_from_swap_cache");
-    pending_shadow_.clear();
+               k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed + k.si_free_per_range * tr.ranges + shadow, 1, 0,
+               "swap_entry_range_free");
     if (pending_invalidate_) {
         // zswap_invalidate of each freed slot: xa_erase, zs_free, list_lru_del, uncharge.
         unsigned n = pending_invalidate_;

@@ -29,6 +29,7 @@ unsigned long Kernel::try_to_free_mem_cgroup_pages(Ctx& c, unsigned nr_pages)
 {
     ScanControl sc;
     sc.nr_to_reclaim = std::max<unsigned long>(nr_pages, SWAP_CLUSTER_MAX);
+    c.sys(cfg_.c.reclaim_entry);
     return do_try_to_free_pages(c, sc);
 }
 
@@ -40,7 +41,6 @@ unsigned long Kernel::do_try_to_free_pages(Ctx& c, ScanControl& sc)
     sc.may_swap = swap != nullptr;
     bool was_memalloc = c.task.memalloc;
     c.task.memalloc = true;
-    c.sys(cfg_.c.reclaim_entry);
     int local = node_of_cpu(c.task.cpu);
     do {
         for (int i = 0; i < nr_nodes(); i++) {

@@ -49,7 +49,7 @@ const json* lock_row(const json& r, const std::string& name)
 
 }  // namespace
 
-TEST_CASE("global pressure: RAM is never exceeded; kswapd and direct reclaim swap out, no OOM", "[pressure]")
+TEST_CASE("global pressure: RAM is never exceeded and kswapd and direct reclaim swap out with no OOM", "[pressure]")
 {
     json r = run_pressure({});
     const double ram = 2.0 * (1 << 30);
@@ -83,7 +83,7 @@ TEST_CASE("global pressure: without swap the OOM killer ends processes and the r
     CHECK(finished + metric(r, "oom_killed_tasks") == 8);
 }
 
-TEST_CASE("memory.max: the charge reclaims in the task; usage stays under the limit, times stay sane", "[pressure]")
+TEST_CASE("memory.max: the charge reclaims in the task and usage and times stay within bounds", "[pressure]")
 {
     json r = run_pressure({"machine.dram=8G", "kernel.memcg.max=1G"});
     CHECK(metric(r, "memory_peak") <= 1.0 * (1 << 30));

@@ -457,7 +457,7 @@ TEST_CASE("command-line overrides (--set): forms and errors", "[load]")
     CHECK(load_error("{}", with({"machine.sockets=two"})) == "--set: $.machine.sockets: expected an integer, got \"two\"");
     CHECK(load_error("{}", with({"machine.sockets"})) == "--set: expected key=value, got \"machine.sockets\"");
     CHECK(load_error("{}", with({"=1"})) == "--set: expected key=value, got \"=1\"");
-    CHECK(load_error("{}", with({"kernel=1"})).rfind("--set: $.kernel: expected an object with keys memcg, mthp", 0) == 0);
+    CHECK(load_error("{}", with({"kernel=1"})).rfind("--set: $.kernel: expected an object with keys memcg, vm, mthp", 0) == 0);
 }
 
 TEST_CASE("parameter files (--params) may set only fitted parameters", "[load]")

