@@ -113,7 +113,7 @@ void add_claim_tables(const json& t, std::map<std::string, Table>& out)
 
 std::vector<Target> load_targets(const std::string& path)
 {
-    return read_structure(path, "targets", [](const json& j) {
+    return read_structure(path, "targets", [&path](const json& j) {
     std::vector<Target> out;
     for (const json& t : j.at("targets")) {
         Target x;
@@ -121,6 +121,10 @@ std::vector<Target> load_targets(const std::string& path)
         x.column = t.at("column").get<std::string>();
         x.scenario = t.at("scenario").get<std::string>();
         x.metrics = t.at("metrics").get<std::vector<std::string>>();
+        for (size_t m = 0; m < x.metrics.size(); m++)   // compared metrics are result.json's (report/metrics.cpp)
+            if (!report::find_metric(x.metrics[m]))
+                throw std::runtime_error(fmt::format("{}: /targets/{}/metrics/{}: unknown metric '{}' (see `swapsim metrics`)",
+                                                     path, out.size(), m, x.metrics[m]));
         out.push_back(std::move(x));
     }
     return out;
@@ -149,7 +153,9 @@ std::map<std::string, Table> load_tables(const std::string& path)
         }
         for (const json& r : t.at("rows")) {
             x.metrics.push_back(r.at("metric").get<std::string>());
-            x.labels.push_back(r.value("published_label", r.at("metric").get<std::string>()));
+            const report::Metric* known = report::find_metric(x.metrics.back());
+            std::string label = known && !known->labels.empty() ? known->labels.front() : x.metrics.back();
+            x.labels.push_back(r.value("published_label", label));
             std::vector<std::optional<double>> vals;
             for (const json& v : r.at("values"))
                 vals.push_back(v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt);
@@ -396,8 +402,7 @@ double relative_improvement(const std::string& metric, double base, double now)
 {
     if (base == 0)
         return 0;
-    bool higher_better = metric.find("throughput") != std::string::npos || metric == "rps";
-    return higher_better ? (now - base) / base : (base - now) / base;
+    return report::higher_is_better(metric) ? (now - base) / base : (base - now) / base;
 }
 
 std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<std::string, Table>& tables,
@@ -425,6 +430,18 @@ std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<
         }
     }
     return cells;
+}
+
+json cells_json(const std::vector<Cell>& cells)
+{
+    json arr = json::array();
+    for (const auto& c : cells)
+        arr.push_back({{"table", c.table}, {"column", c.column}, {"metric", c.metric},
+                       {"published", c.published ? json(*c.published) : json(nullptr)},
+                       {"model", c.model ? json(*c.model) : json(nullptr)},
+                       {"rel_error", c.rel_error ? json(*c.rel_error) : json(nullptr)},
+                       {"run_spread", c.spread ? json(*c.spread) : json(nullptr)}});
+    return arr;
 }
 
 json summarize(const std::vector<Cell>& cells)
@@ -468,16 +485,9 @@ json summarize(const std::vector<Cell>& cells)
 
 namespace {
 
-bool is_seconds(const std::string& metric)
-{
-    return metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0;
-}
+bool is_seconds(const std::string& metric) { return report::fmt_of(metric) == report::Fmt::Seconds; }
 
-std::string fmt_value(const std::string& metric, double v)
-{
-    bool pct = metric.size() > 4 && metric.compare(metric.size() - 4, 4, "_pct") == 0;
-    return report::format_number(v, is_seconds(metric) ? report::Row::Seconds : pct ? report::Row::Percent : report::Row::Count);
-}
+std::string fmt_value(const std::string& metric, double v) { return report::format_number(v, report::fmt_of(metric)); }
 
 std::string fmt_pct(double x)
 {
@@ -648,10 +658,10 @@ std::string render_table(const Table& t, const std::vector<Target>& targets, con
             continue;
         const json& d = (*it->second)["distribution"]["throughput_kbps"];
         dist_rows += fmt::format("| {} | {} | {} | {} | {} | {:.3f} | {} |\n", md_cell(t.column_labels[c]),
-                                 report::format_number(d["min"].get<double>(), report::Row::Count),
-                                 report::format_number(d["median"].get<double>(), report::Row::Count),
-                                 report::format_number(d["max"].get<double>(), report::Row::Count),
-                                 report::format_number(d["stdev"].get<double>(), report::Row::Count),
+                                 report::format_number(d["min"].get<double>(), report::Fmt::Count),
+                                 report::format_number(d["median"].get<double>(), report::Fmt::Count),
+                                 report::format_number(d["max"].get<double>(), report::Fmt::Count),
+                                 report::format_number(d["stdev"].get<double>(), report::Fmt::Count),
                                  d["jain_fairness"].get<double>(), run_to_write_cell(t, c, *it->second));
     }
     if (dist_rows.empty())

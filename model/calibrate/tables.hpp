@@ -98,6 +98,9 @@ std::optional<double> run_to_write_ratio(double mean_tp_kbps, double elapsed_s, 
 std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<std::string, Table>& tables,
                              const std::map<std::string, nlohmann::json>& results);
 
+// One JSON object per cell: {table, column, metric, published, model, rel_error, run_spread}.
+nlohmann::json cells_json(const std::vector<Cell>& cells);
+
 // Error statistics: per table and metric, MAPE and maximum absolute relative error over cells
 // with a nonzero published value.
 nlohmann::json summarize(const std::vector<Cell>& cells);

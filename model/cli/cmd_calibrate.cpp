@@ -1,12 +1,8 @@
 // swapsim calibrate --train T... --validate T... [--free P...] --out calibration/params/NAME.json
 //
-// Fits model costs (fitted parameters of the registry) to published or measured table cells.
-// Objective: the weighted sum over training cells of log(model/published)^2 (default metrics:
-// throughput, elapsed, sys). Optimiser: NLopt BOBYQA, bounded and derivative-free, in log
-// space: the simulation's outputs move in steps (whole reclaim events, folios), so
-// finite-difference Jacobians (Eigen's Levenberg-Marquardt) are unreliable. Every evaluation
-// runs the training scenarios in child processes; evaluated points are cached in OUT.cache so
-// a re-run with --resume replays up to where it stopped (the optimiser is deterministic).
+// Parses the command line and hands the fit to calibrate/fit.hpp (objective, optimiser,
+// evaluation cache). Evaluated points are cached in OUT.cache so a re-run with --resume replays
+// up to where it stopped (the optimiser is deterministic).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,8 +15,8 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <nlopt.hpp>
 
+#include "calibrate/fit.hpp"
 #include "calibrate/tables.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
@@ -64,95 +60,97 @@ void usage(FILE* f)
         "                        already made (the optimiser is deterministic), and go on from there\n");
 }
 
-std::string key_of(const std::vector<double>& v)
-{
-    std::string k;
-    for (double x : v)
-        k += fmt::format("{:.9g},", x);
-    return k;
-}
-
-struct Calib {
-    std::vector<const scenario::ParamDef*> free;
-    std::vector<double> fixed_defaults;   // value of each free parameter at the start
-    json base_values;                     // --start values (other parameters)
-    std::vector<calibrate::Target> train, validate;
-    std::map<std::string, calibrate::Table> tables;
-    std::map<std::string, double> weights;
-    int jobs = 2;
-    int runs = 1;   // seeds averaged per scenario
-    std::string cache_path;
-    std::map<std::string, std::map<std::string, json>> cache;   // x key -> scenario -> result
-    int evals = 0;
-    double best = std::numeric_limits<double>::infinity();
-    std::vector<double> best_x;
-    fs::path tmp;
-
-    json values_for(const std::vector<double>& logx) const
-    {
-        json v = base_values;
-        for (size_t i = 0; i < free.size(); i++) {
-            double x = std::exp(logx[i]);
-            if (free[i]->kind == scenario::Kind::Int)
-                x = std::round(x);
-            v[free[i]->name] = x;
-        }
-        return v;
-    }
-
-    std::map<std::string, json> run(const std::vector<calibrate::Target>& targets, const std::vector<double>& logx,
-                                    const std::string& what)
-    {
-        std::string key = key_of(logx) + (runs > 1 ? fmt::format(" runs={}", runs) : "");
-        std::vector<std::string> scen;
-        for (const auto& t : targets)
-            scen.push_back(t.scenario);
-        auto& cached = cache[key];
-        std::vector<std::string> missing;
-        for (const auto& s : scen)
-            if (!cached.count(s) && std::find(missing.begin(), missing.end(), s) == missing.end())
-                missing.push_back(s);
-        if (!missing.empty()) {
-            fs::path pf = tmp / "params.json";
-            std::ofstream(pf) << json{{"values", values_for(logx)}}.dump();
-            auto got = calibrate::run_scenarios(missing, {"--no-builtin-params", "--params", pf.string()}, jobs,
-                                                calibrate::stderr_progress(what), runs);
-            std::ofstream c(cache_path, std::ios::app);
-            for (auto& [s, r] : got) {
-                json slim = {{"metrics", r["metrics"]}, {"distribution", r["distribution"]}};
-                if (r.contains("runs"))
-                    slim["runs"] = r["runs"];
-                cached[s] = slim;
-                c << json{{"x", key}, {"scenario", s}, {"result", slim}}.dump() << "\n";
-            }
-        }
-        return cached;
-    }
-
-    double objective(const std::vector<double>& logx)
-    {
-        auto results = run(train, logx, fmt::format("eval {:3d}", evals + 1));
-        double f = 0;
-        for (const auto& c : calibrate::make_cells(train, tables, results)) {
-            auto w = weights.find(c.metric);
-            if (w == weights.end() || !c.published || !c.model || *c.published <= 0 || *c.model <= 0)
-                continue;
-            double e = std::log(*c.model / *c.published);
-            f += w->second * e * e;
-        }
-        evals++;
-        if (f < best) {
-            best = f;
-            best_x = logx;
-        }
-        std::fprintf(stderr, "eval %d: objective %.5f (best %.5f)\n", evals, f, best);
-        return f;
-    }
+struct Args {
+    std::vector<std::string> train_ids, validate_ids, free_names;
+    std::string out, published = "calibration/published/seed-tables.json", targets_path = "calibration/targets.json";
+    std::string start_file, weights_arg = "throughput_kbps=1,elapsed_s=1,sys_s=1";
+    int max_evals = 150, jobs = default_jobs(), runs = 1;
+    bool resume = false, help = false;
+    std::string command = "swapsim";   // for the output file
 };
 
-double nlopt_objective(const std::vector<double>& x, std::vector<double>&, void* data)
+Args parse_args(int argc, char** argv)
 {
-    return static_cast<Calib*>(data)->objective(x);
+    Args a;
+    for (int i = 0; i < argc; i++)   // --resume only replays the cache; the result is the same without it
+        if (!i || std::string(argv[i]) != "--resume")
+            a.command += std::string(" ") + (i ? argv[i] : "calibrate");
+    std::vector<std::string>* list = nullptr;
+    const std::map<std::string, std::vector<std::string>*> lists = {
+        {"--train", &a.train_ids}, {"--validate", &a.validate_ids}, {"--free", &a.free_names}};
+    const std::map<std::string, std::string*> strings = {{"--out", &a.out}, {"--published", &a.published},
+                                                         {"--targets", &a.targets_path}, {"--start", &a.start_file},
+                                                         {"--weights", &a.weights_arg}};
+    for (int i = 1; i < argc; i++) {
+        std::string o = argv[i];
+        if (o == "-h" || o == "--help") {
+            a.help = true;
+            return a;
+        } else if (lists.count(o)) {
+            list = lists.at(o);
+            continue;
+        }
+        if (strings.count(o))
+            *strings.at(o) = option_value(argc, argv, i);
+        else if (o == "--max-evals")
+            a.max_evals = int_arg(o, option_value(argc, argv, i), 1, 100000);
+        else if (o == "-j")
+            a.jobs = int_arg(o, option_value(argc, argv, i), 1, 256);
+        else if (o == "--runs")
+            a.runs = int_arg(o, option_value(argc, argv, i), 1, 100);
+        else if (o == "--resume")
+            a.resume = true;
+        else if (!o.empty() && o[0] == '-')
+            throw std::invalid_argument("unknown option '" + o + "' (see swapsim calibrate --help)");
+        else if (list) {
+            list->push_back(o);
+            continue;
+        } else
+            throw std::invalid_argument("unexpected argument '" + o + "'");
+        list = nullptr;
+    }
+    if (a.out.empty() || a.train_ids.empty())
+        throw std::invalid_argument("--train and --out are required (see swapsim calibrate --help)");
+    if (std::string bad = report::check_output_file(a.out); !bad.empty())   // before hours of fitting
+        throw std::invalid_argument("--out " + a.out + ": " + bad);
+    return a;
+}
+
+std::vector<const scenario::ParamDef*> free_params(std::vector<std::string>& names)
+{
+    const scenario::Registry& reg = scenario::registry();
+    if (names.empty())
+        names = reg.fit_defaults();
+    std::vector<const scenario::ParamDef*> free;
+    for (const auto& n : names) {
+        const scenario::ParamDef* d = reg.find(n);
+        if (!d) {
+            std::string near = reg.nearest_param(n);
+            throw std::invalid_argument("--free " + n + ": unknown parameter" +
+                                        (near.empty() ? "" : "; did you mean \"" + near + "\"?"));
+        }
+        if (!d->fitted)
+            throw std::invalid_argument("--free " + n + ": not a fitted model cost (see swapsim params)");
+        free.push_back(d);
+    }
+    return free;
+}
+
+std::map<std::string, double> parse_weights(const std::string& arg)
+{
+    std::map<std::string, double> weights;
+    for (const auto& kv : split(arg, ',')) {
+        auto eq = kv.find('=');
+        if (eq == std::string::npos)
+            throw std::invalid_argument("--weights: expected metric=weight, got '" + kv + "'");
+        std::string w = kv.substr(eq + 1);
+        char* end = nullptr;
+        double x = std::strtod(w.c_str(), &end);
+        if (w.empty() || *end || !(x >= 0) || !std::isfinite(x))
+            throw std::invalid_argument("--weights: expected a weight >= 0 for " + kv.substr(0, eq) + ", got '" + w + "'");
+        weights[kv.substr(0, eq)] = x;
+    }
+    return weights;
 }
 
 std::vector<calibrate::Target> targets_of(const std::vector<calibrate::Target>& all, const std::vector<std::string>& ids)
@@ -169,211 +167,105 @@ std::vector<calibrate::Target> targets_of(const std::vector<calibrate::Target>& 
     return out;
 }
 
+// Everything the fit needs, read and checked before it starts (bad input: exit 2).
+struct Inputs {
+    std::vector<const scenario::ParamDef*> free;
+    std::map<std::string, double> weights;
+    std::map<std::string, calibrate::Table> tables;
+    std::vector<calibrate::Target> train, validate;
+    scenario::Config start;                   // --start values (or the registry defaults)
+    json base_values = json::object();        // --start FILE's values
+};
+
+Inputs read_inputs(Args& a)
+{
+    Inputs in;
+    in.free = free_params(a.free_names);
+    in.weights = parse_weights(a.weights_arg);
+    auto all = calibrate::load_targets(a.targets_path);
+    in.tables = calibrate::load_tables(a.published);
+    in.train = targets_of(all, a.train_ids);
+    in.validate = targets_of(all, a.validate_ids);
+    return in;
+}
+
+// The starting point: --start FILE's values (or the registry defaults) for the free parameters.
+void read_start(const Args& a, Inputs& in)
+{
+    scenario::LoadOptions lo;
+    lo.builtin_params = false;
+    if (!a.start_file.empty())
+        lo.param_files.push_back(a.start_file);
+    in.start = scenario::load_defaults(lo);
+    if (!a.start_file.empty())
+        in.base_values = json::parse(scenario::read_input_file(a.start_file)).value("values", json::object());
+}
+
+json output_doc(const Args& a, const Inputs& in, const calibrate::Evaluator& ev, const calibrate::FitResult& r)
+{
+    json doc;
+    doc["comment"] = "Fitted by swapsim calibrate; use with --params, or commit as calibration/params/default.json";
+    doc["command"] = a.command;
+    doc["git_commit"] = git_commit();
+    doc["published"] = a.published;
+    doc["train"] = a.train_ids;
+    doc["validate"] = a.validate_ids;
+    doc["free"] = a.free_names;
+    doc["weights"] = in.weights;
+    doc["objective"] = r.objective;
+    doc["iterations"] = r.evals;
+    doc["optimizer"] = {{"algorithm", "NLopt BOBYQA in log space"}, {"result", r.result}};
+    doc["values"] = ev.values_for(r.x);
+    json start_values = json::object();
+    for (size_t i = 0; i < ev.space().free.size(); i++)
+        start_values[ev.space().free[i]->name] = std::exp(ev.space().x0[i]);
+    doc["start"] = start_values;
+    return doc;
+}
+
 }  // namespace
 
 int cmd_calibrate(int argc, char** argv)
 {
-    std::vector<std::string> train_ids, validate_ids, free_names;
-    std::string out, published = "calibration/published/seed-tables.json", targets_path = "calibration/targets.json";
-    std::string start_file, weights_arg = "throughput_kbps=1,elapsed_s=1,sys_s=1";
-    int max_evals = 150;
-    bool resume = false;
-    Calib cb;
-    cb.jobs = default_jobs();
-    std::string command = "swapsim";
-    for (int i = 0; i < argc; i++)   // --resume only replays the cache; the result is the same without it
-        if (!i || std::string(argv[i]) != "--resume")
-            command += std::string(" ") + (i ? argv[i] : "calibrate");
-    std::vector<std::string>* list = nullptr;
+    Args a;
+    if (int st = parse_command("calibrate", argc, argv, a, parse_args, usage); st >= 0)
+        return st;
+    Inputs in;
     try {
-        for (int i = 1; i < argc; i++) {
-            std::string a = argv[i];
-            auto need = [&]() -> std::string {
-                list = nullptr;
-                return option_value(argc, argv, i);
-            };
-            if (a == "-h" || a == "--help") {
-                usage(stdout);
-                return 0;
-            } else if (a == "--train") {
-                list = &train_ids;
-            } else if (a == "--validate") {
-                list = &validate_ids;
-            } else if (a == "--free") {
-                list = &free_names;
-            } else if (a == "--out") {
-                out = need();
-            } else if (a == "--published") {
-                published = need();
-            } else if (a == "--targets") {
-                targets_path = need();
-            } else if (a == "--start") {
-                start_file = need();
-            } else if (a == "--weights") {
-                weights_arg = need();
-            } else if (a == "--max-evals") {
-                max_evals = int_arg(a, need(), 1, 100000);
-            } else if (a == "-j") {
-                cb.jobs = int_arg(a, need(), 1, 256);
-            } else if (a == "--runs") {
-                cb.runs = int_arg(a, need(), 1, 100);
-            } else if (a == "--resume") {
-                resume = true;
-                list = nullptr;
-            } else if (!a.empty() && a[0] == '-') {
-                throw std::invalid_argument("unknown option '" + a + "' (see swapsim calibrate --help)");
-            } else if (list) {
-                list->push_back(a);
-            } else {
-                throw std::invalid_argument("unexpected argument '" + a + "'");
-            }
-        }
-        if (out.empty() || train_ids.empty())
-            throw std::invalid_argument("--train and --out are required (see swapsim calibrate --help)");
-        if (std::string bad = report::check_output_file(out); !bad.empty())   // before hours of fitting
-            throw std::invalid_argument("--out " + out + ": " + bad);
-        const scenario::Registry& reg = scenario::registry();
-        if (free_names.empty())
-            free_names = reg.fit_defaults();
-        for (const auto& n : free_names) {
-            const scenario::ParamDef* d = reg.find(n);
-            if (!d) {
-                std::string near = reg.nearest_param(n);
-                throw std::invalid_argument("--free " + n + ": unknown parameter" +
-                                            (near.empty() ? "" : "; did you mean \"" + near + "\"?"));
-            }
-            if (!d->fitted)
-                throw std::invalid_argument("--free " + n + ": not a fitted model cost (see swapsim params)");
-            cb.free.push_back(d);
-        }
-        for (const auto& kv : split(weights_arg, ',')) {
-            auto eq = kv.find('=');
-            if (eq == std::string::npos)
-                throw std::invalid_argument("--weights: expected metric=weight, got '" + kv + "'");
-            std::string w = kv.substr(eq + 1);
-            char* end = nullptr;
-            double x = std::strtod(w.c_str(), &end);
-            if (w.empty() || *end || !(x >= 0) || !std::isfinite(x))
-                throw std::invalid_argument("--weights: expected a weight >= 0 for " + kv.substr(0, eq) + ", got '" + w + "'");
-            cb.weights[kv.substr(0, eq)] = x;
-        }
-        auto all = calibrate::load_targets(targets_path);
-        cb.tables = calibrate::load_tables(published);
-        cb.train = targets_of(all, train_ids);
-        cb.validate = targets_of(all, validate_ids);
+        in = read_inputs(a);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim calibrate: %s\n", e.what());
         return 2;
     }
-
-    // Starting point: --start FILE's values (or the registry defaults) for the free parameters.
-    scenario::LoadOptions lo;
-    lo.builtin_params = false;
-    if (!start_file.empty())
-        lo.param_files.push_back(start_file);
-    scenario::Config start;
-    cb.base_values = json::object();
     try {
-        start = scenario::load_defaults(lo);
-        if (!start_file.empty())
-            cb.base_values = json::parse(scenario::read_input_file(start_file)).value("values", json::object());
+        read_start(a, in);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s%s\n", dynamic_cast<const scenario::InputError*>(&e) ? "" : "swapsim calibrate: --start: ",
                      e.what());
         return 2;
     }
-    std::vector<double> x0, lb, ub;
-    for (const auto* d : cb.free) {
-        double v = start.num(d->name);
-        double lo_b = std::max(v / 8, d->min_exclusive ? d->min * (1 + 1e-9) + 1e-12 : std::max(d->min, 1e-12));
-        double hi_b = std::min(v * 8, d->max);
-        x0.push_back(std::log(v));
-        lb.push_back(std::log(std::max(lo_b, 1e-12)));
-        ub.push_back(std::log(hi_b));
-    }
-    std::string tmpl = (fs::temp_directory_path() / "swapsim_calib.XXXXXX").string();
-    cb.tmp = ::mkdtemp(tmpl.data());
-    cb.cache_path = out + ".cache";
-    if (resume) {
-        std::ifstream c(cb.cache_path);
-        std::string line;
-        while (std::getline(c, line))
-            if (!line.empty()) {
-                json j = json::parse(line);
-                cb.cache[j["x"].get<std::string>()][j["scenario"].get<std::string>()] = j["result"];
-            }
-    } else {
-        std::remove(cb.cache_path.c_str());
-    }
-
-    nlopt::opt opt(nlopt::LN_BOBYQA, unsigned(x0.size()));
-    opt.set_lower_bounds(lb);
-    opt.set_upper_bounds(ub);
-    opt.set_min_objective(nlopt_objective, &cb);
-    opt.set_maxeval(max_evals);
-    opt.set_xtol_rel(1e-3);
-    opt.set_initial_step(calibrate::bobyqa_steps(x0, lb, ub));   // the first evaluation is x0
-    std::vector<double> x = x0;
-    double fmin = 0;
-    std::string result = "ok";
-    try {
-        opt.optimize(x, fmin);
-    } catch (const nlopt::roundoff_limited&) {
-        result = "roundoff limited";
-    } catch (const std::exception& e) {
-        if (cb.best_x.empty()) {
-            std::fprintf(stderr, "swapsim calibrate: %s\n", e.what());
-            fs::remove_all(cb.tmp);
-            return 1;
-        }
-        result = e.what();
-    }
-    x = cb.best_x;
-
-    // Report: errors on the training and validation cells at the best point.
     json doc;
-    doc["comment"] = "Fitted by swapsim calibrate; use with --params, or commit as calibration/params/default.json";
-    doc["command"] = command;
-    doc["git_commit"] = git_commit();
-    doc["published"] = published;
-    doc["train"] = train_ids;
-    doc["validate"] = validate_ids;
-    doc["free"] = free_names;
-    doc["weights"] = cb.weights;
-    doc["objective"] = cb.best;
-    doc["iterations"] = cb.evals;
-    doc["optimizer"] = {{"algorithm", "NLopt BOBYQA in log space"}, {"result", result}};
-    json values = cb.values_for(x);
-    doc["values"] = values;
-    json start_values = json::object();
-    for (size_t i = 0; i < cb.free.size(); i++)
-        start_values[cb.free[i]->name] = std::exp(x0[i]);
-    doc["start"] = start_values;
     try {
-        auto tr = cb.run(cb.train, x, "train  ");
-        doc["errors"]["train"] = calibrate::summarize(calibrate::make_cells(cb.train, cb.tables, tr))["per_metric"];
-        if (!cb.validate.empty()) {
-            auto va = cb.run(cb.validate, x, "validate");
-            doc["errors"]["validate"] =
-                calibrate::summarize(calibrate::make_cells(cb.validate, cb.tables, va))["per_metric"];
-        }
+        calibrate::Evaluator ev(calibrate::make_space(in.free, in.start), in.base_values, in.tables, a.jobs, a.runs,
+                                a.out + ".cache", a.resume);
+        calibrate::FitResult r = calibrate::fit(ev, in.train, in.weights, a.max_evals);
+        doc = output_doc(a, in, ev, r);
+        // Report: errors on the training and validation cells at the best point.
+        doc["errors"] = calibrate::errors_at(ev, in.train, in.validate, r.x);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim calibrate: %s\n", e.what());
-        fs::remove_all(cb.tmp);
         return 1;
     }
-    fs::remove_all(cb.tmp);
     try {
         std::error_code ec;
-        if (!fs::path(out).parent_path().empty())
-            fs::create_directories(fs::path(out).parent_path(), ec);
-        report::write_file_atomic(out, doc.dump(2) + "\n");
+        if (!fs::path(a.out).parent_path().empty())
+            fs::create_directories(fs::path(a.out).parent_path(), ec);
+        report::write_file_atomic(a.out, doc.dump(2) + "\n");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim calibrate: %s\n", e.what());
         return 1;
     }
-    std::printf("%s", doc.dump(2).c_str());
-    std::printf("\n");
+    std::printf("%s\n", doc.dump(2).c_str());
     return 0;
 }
 

@@ -18,9 +18,10 @@ const char* usage =
     "same names: its unit, the kernel counter it corresponds to and the file a user reads it from\n"
     "(/proc/vmstat, memory.events, memory.stat, the mTHP sysfs stats, usemem or perf stat output),\n"
     "and the mechanism of the model that produces it. <size> stands for each enabled mTHP size\n"
-    "(64kB, 2048kB, ...).\n"
+    "(64kB, 2048kB, ...). \"seeds:\" gives the row labels the published tables print it under.\n"
     "\n"
-    "  --json   one JSON array of {name, unit, kernel, mechanism}\n";
+    "  --json   one JSON array of {name, unit, source, kernel, mechanism, workloads, run_table,\n"
+    "           seed_labels}\n";
 
 int metrics(int argc, char** argv)
 {
@@ -31,16 +32,31 @@ int metrics(int argc, char** argv)
     }
     if (!o.positional.empty())
         throw UsageError("unexpected argument '" + o.positional[0] + "'");
+    auto show = [](unsigned w) {
+        std::string s = w & report::USEMEM ? "usemem" : "";
+        if (w & report::SWAPINOUT)
+            s += std::string(s.empty() ? "" : ", ") + "swapinout";
+        return s;
+    };
     if (o.has("--json")) {
         nlohmann::json a = nlohmann::json::array();
-        for (const auto& d : report::metric_docs())
-            a.push_back({{"name", d.name}, {"unit", d.unit}, {"kernel", d.kernel}, {"mechanism", d.mechanism}});
+        for (const auto& d : report::metrics())
+            a.push_back({{"name", d.name}, {"unit", d.unit}, {"source", report::source_name(d.source)}, {"kernel", d.kernel},
+                         {"mechanism", d.mechanism}, {"workloads", show(d.workloads)}, {"run_table", show(d.shown)},
+                         {"seed_labels", d.labels}});
         std::printf("%s\n", a.dump(2).c_str());
         return 0;
     }
-    for (const auto& d : report::metric_docs())
-        std::printf("%s [%s]\n    kernel:    %s\n    mechanism: %s\n", d.name.c_str(), d.unit.c_str(),
-                    d.kernel.c_str(), d.mechanism.c_str());
+    for (const auto& d : report::metrics()) {
+        std::printf("%s [%s]\n    kernel:    %s\n    mechanism: %s\n", d.name.c_str(), d.unit.c_str(), d.kernel.c_str(),
+                    d.mechanism.c_str());
+        if (!d.labels.empty()) {
+            std::string l;
+            for (const auto& x : d.labels)
+                l += (l.empty() ? "" : ", ") + x;
+            std::printf("    seeds:     %s\n", l.c_str());
+        }
+    }
     return 0;
 }
 

@@ -46,69 +46,53 @@ nlohmann::json bound(double v)
     return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
-int params(int argc, char** argv)
+// --category NAME: the category, or nullptr for all; throws UsageError for an unknown one.
+const sc::Category* category_of(const Options& o)
 {
-    Options o = parse_options(argc, argv, OptionSpec{false, false, false, false, {"--json"}, {"--category"}});
-    if (o.help) {
-        std::fputs(usage, stdout);
-        return 0;
+    const std::string* name = o.value("--category");
+    if (!name)
+        return nullptr;
+    std::string known;
+    for (const auto& c : all_categories) {
+        if (*name == sc::category_name(c))
+            return &c;
+        known += std::string(known.empty() ? "" : ", ") + sc::category_name(c);
     }
-    if (!o.positional.empty())
-        throw UsageError("unexpected argument '" + o.positional[0] + "'");
-    const sc::Category* only = nullptr;
-    if (const std::string* name = o.value("--category")) {
-        std::string known;
-        for (const auto& c : all_categories) {
-            if (*name == sc::category_name(c))
-                only = &c;
-            known += std::string(known.empty() ? "" : ", ") + sc::category_name(c);
-        }
-        if (!only)
-            throw UsageError("unknown category '" + *name + "'; expected one of: " + known);
-    }
+    throw UsageError("unknown category '" + *name + "'; expected one of: " + known);
+}
 
-    const sc::Registry& reg = sc::registry();
-    const sc::Config registry_defaults(reg);
-    const sc::Config defaults = sc::load_defaults();
-    std::vector<const sc::ParamDef*> defs;
-    for (const auto& d : reg.all())
-        if (!only || d.cat == *only)
-            defs.push_back(&d);
-
-    if (o.has("--json")) {
-        nlohmann::json out = nlohmann::json::array();
-        for (const auto* d : defs) {
-            nlohmann::json j = {
-                {"name", d->name},
-                {"category", sc::category_name(d->cat)},
-                {"kind", sc::kind_name(d->kind)},
-                {"unit", d->unit},
-                {"default", defaults.flat()[d->name]},
-                {"default_text", sc::format_value(*d, defaults.value(d->name))},
-                {"default_origin", defaults.origin(d->name)},
-                {"range", sc::detail::range_text(*d)},
-                {"min", bound(d->min)},
-                {"max", bound(d->max)},
-                {"min_exclusive", d->min_exclusive},
-                {"allow_max", d->allow_max},
-                {"doc", d->doc},
-                {"source", d->source},
-                {"fitted", d->fitted},
-                {"required", d->required},
-            };
-            if (d->kind == sc::Kind::Enum)
-                j["options"] = d->options;
-            out.push_back(std::move(j));
-        }
-        std::string text = out.dump(2) + "\n";
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        return 0;
+std::string params_json(const std::vector<const sc::ParamDef*>& defs, const sc::Config& defaults)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto* d : defs) {
+        nlohmann::json j = {
+            {"name", d->name},
+            {"category", sc::category_name(d->cat)},
+            {"kind", sc::kind_name(d->kind)},
+            {"unit", d->unit},
+            {"default", defaults.flat()[d->name]},
+            {"default_text", sc::format_value(*d, defaults.value(d->name))},
+            {"default_origin", defaults.origin(d->name)},
+            {"range", sc::detail::range_text(*d)},
+            {"min", bound(d->min)},
+            {"max", bound(d->max)},
+            {"min_exclusive", d->min_exclusive},
+            {"allow_max", d->allow_max},
+            {"doc", d->doc},
+            {"source", d->source},
+            {"fitted", d->fitted},
+            {"required", d->required},
+        };
+        if (d->kind == sc::Kind::Enum)
+            j["options"] = d->options;
+        out.push_back(std::move(j));
     }
+    return out.dump(2) + "\n";
+}
 
-    if (defs.empty()) {
-        std::printf("no parameters in category %s yet\n", sc::category_name(*only));
-        return 0;
-    }
+std::string params_text(const std::vector<const sc::ParamDef*>& defs, const sc::Config& defaults,
+                        const sc::Config& registry_defaults)
+{
     size_t wn = 4, wt = 4, wd = 7;
     for (const auto* d : defs) {
         wn = std::max(wn, d->name.size() + (d->fitted ? 1 : 0));
@@ -134,6 +118,33 @@ int params(int argc, char** argv)
     }
     if (any_fitted)
         text += "\n* fitted: a model cost `swapsim calibrate` may tune; scenarios that reproduce a table should not set it\n";
+    return text;
+}
+
+int params(int argc, char** argv)
+{
+    Options o = parse_options(argc, argv, OptionSpec{false, false, false, false, {"--json"}, {"--category"}});
+    if (o.help) {
+        std::fputs(usage, stdout);
+        return 0;
+    }
+    if (!o.positional.empty())
+        throw UsageError("unexpected argument '" + o.positional[0] + "'");
+    const sc::Category* only = category_of(o);
+    const sc::Registry& reg = sc::registry();
+    const sc::Config registry_defaults(reg);
+    const sc::Config defaults = sc::load_defaults();
+    std::vector<const sc::ParamDef*> defs;
+    for (const auto& d : reg.all())
+        if (!only || d.cat == *only)
+            defs.push_back(&d);
+    std::string text;
+    if (o.has("--json"))
+        text = params_json(defs, defaults);
+    else if (defs.empty())
+        text = fmt::format("no parameters in category {} yet\n", sc::category_name(*only));
+    else
+        text = params_text(defs, defaults, registry_defaults);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;
 }

@@ -60,137 +60,158 @@ std::string check_out_dir(const std::string& dir)
     return bad.empty() ? bad : dir + ": cannot create output directory: " + bad;
 }
 
-}  // namespace
-
-int cmd_run(int argc, char** argv)
-{
+struct RunArgs {
     std::string path, out, baseline;
-    bool out_given = false;
+    bool out_given = false, help = false;
     scenario::LoadOptions lo, base_lo;
     run::RunOptions ro;
     std::vector<std::string> base_args;   // the baseline's: --params, --no-builtin-params
-    try {
-        for (int i = 1; i < argc; i++) {
-            std::string a = argv[i];
-            auto need = [&] { return option_value(argc, argv, i); };
-            if (a == "-h" || a == "--help") {
-                usage(stdout);
-                return 0;
-            } else if (a == "--out") {
-                out = need();
-                out_given = true;
-            } else if (a == "--baseline") {
-                baseline = need();
-            } else if (a == "--set") {
-                lo.sets.push_back(need());
-            } else if (a == "--params") {
-                lo.param_files.push_back(need());
-                base_lo.param_files.push_back(lo.param_files.back());
-                base_args.insert(base_args.end(), {"--params", lo.param_files.back()});
-            } else if (a == "--no-builtin-params") {
-                lo.builtin_params = base_lo.builtin_params = false;
-                base_args.push_back(a);
-            } else if (a == "--trace") {
-                ro.trace = need();
-            } else if (a == "--trace-step") {
-                std::string v = need();
-                char* end = nullptr;
-                ro.trace_step = std::strtod(v.c_str(), &end);
-                if (end == v.c_str() || *end || !(ro.trace_step >= 1e-4 && ro.trace_step <= 1e4))
-                    throw std::invalid_argument("--trace-step: expected simulated seconds from 0.0001 to 10000, got '" +
-                                                v + "'");
-            } else if (a == "--profile") {
-                ro.profile = true;
-            } else if (a == "-v" || a == "--verbose") {
-                ro.verbose = true;
-            } else if (a.rfind("--cfg=", 0) == 0 || a.rfind("--log=", 0) == 0) {
-                ro.simgrid_args.push_back(a);
-            } else if (!a.empty() && a[0] == '-') {
-                throw std::invalid_argument("unknown option '" + a + "' (see swapsim run --help)");
-            } else if (path.empty()) {
-                path = a;
-            } else {
-                throw std::invalid_argument("one scenario per run (got '" + path + "' and '" + a + "')");
-            }
+};
+
+// Throws std::invalid_argument on a bad command line.
+RunArgs parse_args(int argc, char** argv)
+{
+    RunArgs r;
+    r.help = each_arg(argc, argv, [&](const std::string& a, auto need) {
+        if (a == "--out") {
+            r.out = need();
+            r.out_given = true;
+        } else if (a == "--baseline") {
+            r.baseline = need();
+        } else if (a == "--set") {
+            r.lo.sets.push_back(need());
+        } else if (a == "--params") {
+            r.lo.param_files.push_back(need());
+            r.base_lo.param_files.push_back(r.lo.param_files.back());
+            r.base_args.insert(r.base_args.end(), {"--params", r.lo.param_files.back()});
+        } else if (a == "--no-builtin-params") {
+            r.lo.builtin_params = r.base_lo.builtin_params = false;
+            r.base_args.push_back(a);
+        } else if (a == "--trace") {
+            r.ro.trace = need();
+        } else if (a == "--trace-step") {
+            std::string v = need();
+            char* end = nullptr;
+            r.ro.trace_step = std::strtod(v.c_str(), &end);
+            if (end == v.c_str() || *end || !(r.ro.trace_step >= 1e-4 && r.ro.trace_step <= 1e4))
+                throw std::invalid_argument("--trace-step: expected simulated seconds from 0.0001 to 10000, got '" + v + "'");
+        } else if (a == "--profile") {
+            r.ro.profile = true;
+        } else if (a == "-v" || a == "--verbose") {
+            r.ro.verbose = true;
+        } else if (a.rfind("--cfg=", 0) == 0 || a.rfind("--log=", 0) == 0) {
+            r.ro.simgrid_args.push_back(a);
+        } else if (!a.empty() && a[0] == '-') {
+            throw std::invalid_argument("unknown option '" + a + "' (see swapsim run --help)");
+        } else if (r.path.empty()) {
+            r.path = a;
+        } else {
+            throw std::invalid_argument("one scenario per run (got '" + r.path + "' and '" + a + "')");
         }
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "swapsim run: %s\n", e.what());
-        return 2;
-    }
-    if (path.empty()) {
-        std::fprintf(stderr, "swapsim run: a scenario file is required (see swapsim run --help)\n");
-        return 2;
-    }
-    ro.progress = ::isatty(2) && !ro.verbose;
+    });
+    return r;
+}
+
+// The baseline, run in a second process into a temporary folder; the process is stopped and
+// the folder removed when this goes out of scope.
+struct BaselineRun {
     std::string tmp;
     pid_t child = -1;
-    auto reap = [&] {
+
+    ~BaselineRun()
+    {
         if (child > 0) {
             ::kill(child, SIGTERM);
             ::waitpid(child, nullptr, 0);
         }
         if (!tmp.empty())
             fs::remove_all(tmp);
-    };
-    try {
-        std::string text = scenario::read_input_file(path);   // read once: a FIFO reads only once
-        scenario::Config cfg = scenario::load_scenario_text(text, path, lo);
-        if (!baseline.empty())
-            scenario::load_scenario(baseline, base_lo);   // bad input before anything runs
-        if (out_given) {
-            std::string bad = check_out_dir(out);
-            if (!bad.empty()) {
-                std::fprintf(stderr, "%s\n", bad.c_str());
-                return 2;
-            }
+    }
+    void start(const std::string& scenario, const std::vector<std::string>& base_args)
+    {
+        std::string tmpl = (fs::temp_directory_path() / "swapsim_baseline.XXXXXX").string();
+        if (!::mkdtemp(tmpl.data()))
+            throw std::runtime_error("cannot create a temporary directory");
+        tmp = tmpl;
+        std::vector<std::string> args = {"run", scenario, "--out", tmp + "/b"};
+        args.insert(args.end(), base_args.begin(), base_args.end());
+        child = calibrate::spawn_run(args, tmp + "/b.err");
+    }
+    // Its result; on failure prints why and returns the exit status (0: `out` holds the result).
+    int wait(const std::string& scenario, nlohmann::json& out)
+    {
+        int st = 0;
+        ::waitpid(child, &st, 0);
+        child = -1;
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            std::ifstream e(tmp + "/b.err");
+            std::string line;
+            std::getline(e, line);
+            std::fprintf(stderr, "swapsim run: baseline %s: %s\n", scenario.c_str(),
+                         line.empty() ? "simulation failed" : line.c_str());
+            return WIFEXITED(st) && WEXITSTATUS(st) == 2 ? 2 : 1;
         }
-        if (!ro.trace.empty() && !std::ofstream(ro.trace, std::ios::app)) {
-            std::fprintf(stderr, "%s: cannot write the trace: %s\n", ro.trace.c_str(), std::strerror(errno));
+        out = nlohmann::json::parse(std::ifstream(tmp + "/b/result.json"));
+        return 0;
+    }
+};
+
+// Bad output paths before anything runs: the message, or "".
+std::string check_outputs(const RunArgs& a)
+{
+    if (a.out_given)
+        if (std::string bad = check_out_dir(a.out); !bad.empty())
+            return bad;
+    if (!a.ro.trace.empty() && !std::ofstream(a.ro.trace, std::ios::app))
+        return a.ro.trace + ": cannot write the trace: " + std::strerror(errno);
+    return "";
+}
+
+}  // namespace
+
+int cmd_run(int argc, char** argv)
+{
+    RunArgs a;
+    if (int st = parse_command("run", argc, argv, a, parse_args, usage); st >= 0)
+        return st;
+    if (a.path.empty()) {
+        std::fprintf(stderr, "swapsim run: a scenario file is required (see swapsim run --help)\n");
+        return 2;
+    }
+    a.ro.progress = ::isatty(2) && !a.ro.verbose;
+    BaselineRun b;
+    try {
+        std::string text = scenario::read_input_file(a.path);   // read once: a FIFO reads only once
+        scenario::Config cfg = scenario::load_scenario_text(text, a.path, a.lo);
+        if (!a.baseline.empty())
+            scenario::load_scenario(a.baseline, a.base_lo);   // bad input before anything runs
+        if (std::string bad = check_outputs(a); !bad.empty()) {
+            std::fprintf(stderr, "%s\n", bad.c_str());
             return 2;
         }
-        if (!baseline.empty()) {
-            std::string tmpl = (fs::temp_directory_path() / "swapsim_baseline.XXXXXX").string();
-            if (!::mkdtemp(tmpl.data()))
-                throw std::runtime_error("cannot create a temporary directory");
-            tmp = tmpl;
-            std::vector<std::string> args = {"run", baseline, "--out", tmp + "/b"};
-            args.insert(args.end(), base_args.begin(), base_args.end());
-            child = calibrate::spawn_run(args, tmp + "/b.err");
-        }
-        nlohmann::json result = run::run_scenario(cfg, text, ro);
-        if (baseline.empty()) {
+        if (!a.baseline.empty())
+            b.start(a.baseline, a.base_args);
+        nlohmann::json result = run::run_scenario(cfg, text, a.ro);
+        if (a.baseline.empty()) {
             std::fputs(report::format_table(result).c_str(), stdout);
         } else {
-            int st = 0;
-            ::waitpid(child, &st, 0);
-            child = -1;
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-                std::ifstream e(tmp + "/b.err");
-                std::string line;
-                std::getline(e, line);
-                std::fprintf(stderr, "swapsim run: baseline %s: %s\n", baseline.c_str(),
-                             line.empty() ? "simulation failed" : line.c_str());
-                reap();
-                return WIFEXITED(st) && WEXITSTATUS(st) == 2 ? 2 : 1;
-            }
-            nlohmann::json base = nlohmann::json::parse(std::ifstream(tmp + "/b/result.json"));
+            nlohmann::json base;
+            if (int st = b.wait(a.baseline, base))
+                return st;
             std::fputs(report::format_table({&base, &result}, true).c_str(), stdout);
-            if (!out.empty())
-                report::write_result(out + "/baseline", base);
+            if (!a.out.empty())
+                report::write_result(a.out + "/baseline", base);
         }
         std::fputs(report::format_profile(result).c_str(), stdout);
-        if (!out.empty())
-            report::write_result(out, result);
+        if (!a.out.empty())
+            report::write_result(a.out, result);
     } catch (const scenario::InputError& e) {
         std::fprintf(stderr, "%s\n", e.what());
-        reap();
         return 2;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "swapsim run: %s: %s\n", path.c_str(), e.what());
-        reap();
+        std::fprintf(stderr, "swapsim run: %s: %s\n", a.path.c_str(), e.what());
         return 1;
     }
-    reap();
     return 0;
 }
 

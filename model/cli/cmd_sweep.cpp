@@ -74,7 +74,7 @@ std::string check_show(const std::string& s)
     static const char* const sections[] = {"metrics", "distribution", "devices", "locks", "simulation",
                                            "effective_config", "provenance", "wall_clock", "sys_profile"};
     if (s.find('.') == std::string::npos)
-        return report::find_metric_doc(s) ? "" : "--show: unknown metric '" + s + "' (see `swapsim metrics`)";
+        return report::find_metric(s) ? "" : "--show: unknown metric '" + s + "' (see `swapsim metrics`)";
     std::string top = s.substr(0, s.find('.'));
     for (const char* t : sections)
         if (top == t)
@@ -184,7 +184,7 @@ std::string sweep_table(const json& index, const std::map<std::string, json>& re
             row[s] = v ? json(*v) : json(nullptr);
             bool secs = s.size() > 2 && s.compare(s.size() - 2, 2, "_s") == 0;
             md += " " + (v ? (secs || std::fabs(*v) < 100 ? fmt::format("{:.2f}", *v)
-                                                          : report::format_number(*v, report::Row::Count))
+                                                          : report::format_number(*v, report::Fmt::Count))
                            : std::string("n/a")) + " |";
             csv += "," + (v ? fmt::format("{}", *v) : std::string());
         }
@@ -199,77 +199,75 @@ std::string sweep_table(const json& index, const std::map<std::string, json>& re
     return out;
 }
 
-int cmd_sweep(int argc, char** argv)
-{
+namespace {
+
+using Vary = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+struct SweepArgs {
     std::string scenario, out_dir, job_list;
-    std::vector<std::pair<std::string, std::vector<std::string>>> vary;
+    Vary vary;
     std::vector<std::string> show = {"throughput_kbps", "elapsed_s", "sys_s"}, base_args;
     int jobs = default_jobs(), runs = 1, max_points = 1000;
     TableFormat format = TableFormat::Markdown;
     scenario::LoadOptions lo;
-    try {
-        for (int i = 1; i < argc; i++) {
-            std::string a = argv[i];
-            auto need = [&] { return option_value(argc, argv, i); };
-            if (a == "-h" || a == "--help") {
-                usage(stdout);
-                return 0;
-            } else if (a == "--vary") {
-                vary.push_back(parse_vary(need(), vary));
-            } else if (a == "--show") {
-                show = split(need(), ',');
-            } else if (a == "--set" || a == "--params") {
-                base_args.push_back(a);
-                base_args.push_back(need());
-                (a == "--set" ? lo.sets : lo.param_files).push_back(base_args.back());
-            } else if (a == "--no-builtin-params") {
-                base_args.push_back(a);
-                lo.builtin_params = false;
-            } else if (a == "-j") {
-                jobs = int_arg(a, need(), 1, 256);
-            } else if (a == "--max-points") {
-                max_points = int_arg(a, need(), 1, 1000000);
-            } else if (a == "--runs") {
-                runs = int_arg(a, need(), 1, 100);
-            } else if (a == "--out") {
-                out_dir = need();
-            } else if (a == "--job-list") {
-                job_list = need();
-            } else if (a == "--json") {
-                format = TableFormat::Json;
-            } else if (a == "--csv") {
-                format = TableFormat::Csv;
-            } else if (!a.empty() && a[0] == '-') {
-                throw std::invalid_argument("unknown option '" + a + "' (see swapsim sweep --help)");
-            } else if (scenario.empty()) {
-                scenario = a;
-            } else {
-                throw std::invalid_argument("one scenario per sweep");
-            }
+    bool help = false;
+};
+
+// Throws std::invalid_argument on a bad command line.
+SweepArgs parse_args(int argc, char** argv)
+{
+    SweepArgs s;
+    s.help = each_arg(argc, argv, [&](const std::string& a, auto need) {
+        if (a == "--vary") {
+            s.vary.push_back(parse_vary(need(), s.vary));
+        } else if (a == "--show") {
+            s.show = split(need(), ',');
+        } else if (a == "--set" || a == "--params") {
+            s.base_args.push_back(a);
+            s.base_args.push_back(need());
+            (a == "--set" ? s.lo.sets : s.lo.param_files).push_back(s.base_args.back());
+        } else if (a == "--no-builtin-params") {
+            s.base_args.push_back(a);
+            s.lo.builtin_params = false;
+        } else if (a == "-j") {
+            s.jobs = int_arg(a, need(), 1, 256);
+        } else if (a == "--max-points") {
+            s.max_points = int_arg(a, need(), 1, 1000000);
+        } else if (a == "--runs") {
+            s.runs = int_arg(a, need(), 1, 100);
+        } else if (a == "--out") {
+            s.out_dir = need();
+        } else if (a == "--job-list") {
+            s.job_list = need();
+        } else if (a == "--json") {
+            s.format = TableFormat::Json;
+        } else if (a == "--csv") {
+            s.format = TableFormat::Csv;
+        } else if (!a.empty() && a[0] == '-') {
+            throw std::invalid_argument("unknown option '" + a + "' (see swapsim sweep --help)");
+        } else if (s.scenario.empty()) {
+            s.scenario = a;
+        } else {
+            throw std::invalid_argument("one scenario per sweep");
         }
-        if (scenario.empty() || vary.empty())
-            throw std::invalid_argument("a scenario and at least one --vary are required (see swapsim sweep --help)");
-        if (!job_list.empty() && out_dir.empty())
-            throw std::invalid_argument("--job-list needs --out DIR (where the runs write their result.json)");
-        if (show.empty())
-            throw std::invalid_argument("--show: no metric given");
-        for (const auto& s : show)
-            if (std::string bad = check_show(s); !bad.empty())
-                throw std::invalid_argument(bad);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
-        return 2;
-    }
-    // Refuse a grid larger than --max-points before building it.
-    double grid = 1;
-    for (const auto& kv : vary)
-        grid *= double(kv.second.size());
-    if (grid > max_points) {
-        std::fprintf(stderr, "swapsim sweep: the grid has %.0f points, more than --max-points %d; use fewer "
-                     "--vary values or raise --max-points\n", grid, max_points);
-        return 2;
-    }
-    // Grid points in row-major order of the --vary options.
+    });
+    if (s.help)
+        return s;
+    if (s.scenario.empty() || s.vary.empty())
+        throw std::invalid_argument("a scenario and at least one --vary are required (see swapsim sweep --help)");
+    if (!s.job_list.empty() && s.out_dir.empty())
+        throw std::invalid_argument("--job-list needs --out DIR (where the runs write their result.json)");
+    if (s.show.empty())
+        throw std::invalid_argument("--show: no metric given");
+    for (const auto& x : s.show)
+        if (std::string bad = check_show(x); !bad.empty())
+            throw std::invalid_argument(bad);
+    return s;
+}
+
+// Grid points in row-major order of the --vary options.
+std::vector<std::vector<std::string>> grid_points(const Vary& vary)
+{
     std::vector<std::vector<std::string>> points = {{}};
     for (const auto& [key, values] : vary) {
         std::vector<std::vector<std::string>> next;
@@ -281,20 +279,24 @@ int cmd_sweep(int argc, char** argv)
             }
         points = next;
     }
-    // The scenario, the --set/--params arguments and every point are checked in this process
-    // before any folder or file is made.
-    json base;
+    return points;
+}
+
+// The scenario, the --set/--params arguments and every point, checked in this process before
+// any folder or file is made. Returns the exit status (0: `base` holds the scenario's JSON).
+int check_points(const SweepArgs& a, const std::vector<std::vector<std::string>>& points, json& base)
+{
     try {
-        std::string text = scenario::read_input_file(scenario);
-        scenario::load_scenario_text(text, scenario, lo);
+        std::string text = scenario::read_input_file(a.scenario);
+        scenario::load_scenario_text(text, a.scenario, a.lo);
         base = json::parse(text);
         for (const auto& p : points) {
             try {
-                scenario::load_scenario_text(point_scenario(base, vary, p).dump(), scenario, lo);
+                scenario::load_scenario_text(point_scenario(base, a.vary, p).dump(), a.scenario, a.lo);
             } catch (const scenario::InputError& e) {
                 std::string at;
-                for (size_t k = 0; k < vary.size(); k++)
-                    at += (k ? " " : "") + vary[k].first + "=" + p[k];
+                for (size_t k = 0; k < a.vary.size(); k++)
+                    at += (k ? " " : "") + a.vary[k].first + "=" + p[k];
                 std::fprintf(stderr, "%s (sweep point %s)\n", e.what(), scenario::clip(at, 200).c_str());
                 return 2;
             }
@@ -303,13 +305,32 @@ int cmd_sweep(int argc, char** argv)
         std::fprintf(stderr, "%s\n", e.what());
         return 2;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "swapsim sweep: %s: %s\n", scenario.c_str(), e.what());
+        std::fprintf(stderr, "swapsim sweep: %s: %s\n", a.scenario.c_str(), e.what());
         return 2;
     }
-    bool keep = !out_dir.empty();
+    return 0;
+}
+
+// The sweep's folder (--out DIR, or a temporary one removed at the end), its point scenarios
+// and its index.
+struct SweepDir {
     fs::path dir;
-    if (keep) {
-        dir = out_dir;
+    bool keep = false;
+    json index;
+    std::vector<std::string> files, keys;
+    ~SweepDir()
+    {
+        if (!keep && !dir.empty())
+            fs::remove_all(dir);
+    }
+};
+
+// Makes the folder and writes every point's scenario; returns the exit status.
+int write_points(const SweepArgs& a, const std::vector<std::vector<std::string>>& points, const json& base, SweepDir& d)
+{
+    d.keep = !a.out_dir.empty();
+    if (d.keep) {
+        d.dir = a.out_dir;
     } else {
         std::string tmpl = (fs::temp_directory_path() / "swapsim_sweep.XXXXXX").string();
         if (!::mkdtemp(tmpl.data())) {
@@ -317,82 +338,111 @@ int cmd_sweep(int argc, char** argv)
                          std::strerror(errno));
             return 1;
         }
-        dir = tmpl;
+        d.dir = tmpl;
     }
-    auto cleanup = [&] {
-        if (!keep)
-            fs::remove_all(dir);
-    };
-    json index = {{"swapsim", "sweep"}, {"runs", runs}};
-    json& sw = index["sweep"];
-    sw["scenario"] = scenario;
+    d.index = {{"swapsim", "sweep"}, {"runs", a.runs}};
+    json& sw = d.index["sweep"];
+    sw["scenario"] = a.scenario;
     sw["vary"] = json::array();
-    for (const auto& [key, values] : vary)
+    for (const auto& [key, values] : a.vary)
         sw["vary"].push_back({{"key", key}, {"values", values}});
-    sw["show"] = show;
-    sw["run_args"] = base_args;
+    sw["show"] = a.show;
+    sw["run_args"] = a.base_args;
     sw["points"] = json::array();
-    std::vector<std::string> files, keys;
     try {
-        fs::create_directories(dir / "points");
+        fs::create_directories(d.dir / "points");
         for (size_t i = 0; i < points.size(); i++) {
             std::string key = fmt::format("points/point{}.json", i);
-            std::string file = (dir / key).string();
-            std::ofstream(file) << point_scenario(base, vary, points[i]).dump(2) << "\n";
+            std::string file = (d.dir / key).string();
+            std::ofstream(file) << point_scenario(base, a.vary, points[i]).dump(2) << "\n";
             // Every point must load before anything runs (a bad --vary value, one line).
-            scenario::load_scenario(file, lo);
-            files.push_back(file);
-            keys.push_back(key);
+            scenario::load_scenario(file, a.lo);
+            d.files.push_back(file);
+            d.keys.push_back(key);
             sw["points"].push_back({{"key", key}, {"values", points[i]}});
         }
     } catch (const scenario::InputError& e) {
         std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
-        cleanup();
         return 2;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "swapsim sweep: %s: %s\n", dir.c_str(), e.what());
-        cleanup();
+        std::fprintf(stderr, "swapsim sweep: %s: %s\n", d.dir.c_str(), e.what());
         return 2;
     }
-    std::map<std::string, json> by_key;
-    if (!job_list.empty()) {
-        try {
-            json listed = write_job_list(job_list, dir.string(), files, base_args, runs);
-            index["results"] = json::object();
-            for (size_t i = 0; i < files.size(); i++)
-                index["results"][keys[i]] = listed.at(files[i]);
-            write_index(dir.string(), index);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
-            return 2;
-        }
-        std::fprintf(stderr, "swapsim sweep: wrote %zu simulations to %s; run them (e.g. `parallel < %s`), then "
-                             "`swapsim collect %s`\n",
-                     size_t(std::count(std::istreambuf_iterator<char>(std::ifstream(job_list).rdbuf()), {}, '\n')),
-                     job_list.c_str(), job_list.c_str(), dir.c_str());
-        return 0;
-    }
-    std::map<std::string, json> results;
+    return 0;
+}
+
+// --job-list: the simulations as shell lines, and the index `swapsim collect` reads.
+int job_list_only(const SweepArgs& a, SweepDir& d)
+{
     try {
-        results = calibrate::run_scenarios(files, base_args, jobs, calibrate::stderr_progress("sweep"), runs);
+        json listed = write_job_list(a.job_list, d.dir.string(), d.files, a.base_args, a.runs);
+        d.index["results"] = json::object();
+        for (size_t i = 0; i < d.files.size(); i++)
+            d.index["results"][d.keys[i]] = listed.at(d.files[i]);
+        write_index(d.dir.string(), d.index);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
-        cleanup();
+        return 2;
+    }
+    std::fprintf(stderr, "swapsim sweep: wrote %zu simulations to %s; run them (e.g. `parallel < %s`), then "
+                         "`swapsim collect %s`\n",
+                 size_t(std::count(std::istreambuf_iterator<char>(std::ifstream(a.job_list).rdbuf()), {}, '\n')),
+                 a.job_list.c_str(), a.job_list.c_str(), d.dir.c_str());
+    return 0;
+}
+
+// Runs every point, keeps the results under --out, prints the table.
+int run_points(const SweepArgs& a, SweepDir& d)
+{
+    std::map<std::string, json> results, by_key;
+    try {
+        results = calibrate::run_scenarios(d.files, a.base_args, a.jobs, calibrate::stderr_progress("sweep"), a.runs);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
         return calibrate::exit_status(e);
     }
-    index["results"] = json::object();
-    for (size_t i = 0; i < files.size(); i++) {
-        by_key[keys[i]] = results.at(files[i]);
+    d.index["results"] = json::object();
+    for (size_t i = 0; i < d.files.size(); i++) {
+        by_key[d.keys[i]] = results.at(d.files[i]);
         std::string rel = fmt::format("point{}", i);
-        index["results"][keys[i]] = json::array({rel});
-        if (keep)
-            report::write_result((dir / rel).string(), by_key[keys[i]]);
+        d.index["results"][d.keys[i]] = json::array({rel});
+        if (d.keep)
+            report::write_result((d.dir / rel).string(), by_key[d.keys[i]]);
     }
-    if (keep)
-        write_index(dir.string(), index);
-    cleanup();
-    std::fputs(sweep_table(index, by_key, format).c_str(), stdout);
+    if (d.keep)
+        write_index(d.dir.string(), d.index);
+    std::fputs(sweep_table(d.index, by_key, a.format).c_str(), stdout);
     return 0;
+}
+
+}  // namespace
+
+int cmd_sweep(int argc, char** argv)
+{
+    SweepArgs a;
+    if (int st = parse_command("sweep", argc, argv, a, parse_args, usage); st >= 0)
+        return st;
+    // Refuse a grid larger than --max-points before building it.
+    double grid = 1;
+    for (const auto& kv : a.vary)
+        grid *= double(kv.second.size());
+    if (grid > a.max_points) {
+        std::fprintf(stderr, "swapsim sweep: the grid has %.0f points, more than --max-points %d; use fewer "
+                     "--vary values or raise --max-points\n", grid, a.max_points);
+        return 2;
+    }
+    std::vector<std::vector<std::string>> points = grid_points(a.vary);
+    json base;
+    if (int st = check_points(a, points, base))
+        return st;
+    SweepDir d;
+    if (int st = write_points(a, points, base, d))
+        return st;
+    if (!a.job_list.empty()) {
+        d.keep = true;
+        return job_list_only(a, d);
+    }
+    return run_points(a, d);
 }
 
 }  // namespace swapsim::cli

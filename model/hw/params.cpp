@@ -47,10 +47,10 @@ void add_swap_device_params(Table& t)
     t.time(Category::Swap, "swap.hdd.seek_full", 16e-3, 0, 0.1, "full-stroke seek (seek time grows with the square root of the distance in between)", "data sheet class: 7200 rpm disk, 15-20 ms full stroke (8-9 ms average); Ruemmler & Wilkes 1994, sqrt seek curve").to(section::hdd, &hw::HddParams::seek_full);
     t.real(Category::Swap, "swap.hdd.rpm", "rpm", 7200, 3600, 15000, "spindle speed: half a revolution of rotational latency per positioning", "data sheet class: 7200 rpm").to(section::hdd, &hw::HddParams::rpm);
     // zram (drivers/block/zram): its pool is not charged to any memcg, but it is RAM.
-    t.size(Category::Swap, "swap.zram.disksize", 8 * GiB, 0, 1e15, "zram disksize: swap slots of the zram device (swap.size is the SSD's)", "zramctl-style setting; not stated in the seeds").no_field(kByName);
-    t.choice(Category::Swap, "swap.zram.comp_algorithm", "lzo-rle", {"lzo-rle", "lz4", "zstd"}, "zram comp_algorithm (per-CPU zcomp streams)", "drivers/block/zram/Kconfig: ZRAM_DEF_COMP_LZORLE").no_field(kByName);
-    t.flag(Category::Swap, "swap.zram.multi_pages", false, "CONFIG_ZSMALLOC_MULTI_PAGES: a large folio is compressed in blocks of 2^multi_pages_order pages (Barry Song / Tangquan Zheng RFC, not merged)", "mainline: no multi-page objects").no_field(kByName);
-    t.integer(Category::Swap, "swap.zram.multi_pages_order", "", 2, 1, 9, "CONFIG_ZSMALLOC_MULTI_PAGES_ORDER: pages per multi-page object = 2^order (folios of lower order stay 4 KiB objects)", "RFC v2/v3 mm/Kconfig: default 2, range 1-9").no_field(kByName);
+    t.size(Category::Swap, "swap.zram.disksize", 8 * GiB, 0, 1e15, "zram disksize: swap slots of the zram device (swap.size is the SSD's)", "zramctl-style setting; not stated in the seeds").to(section::zram_settings, &ZramSettings::disksize_pages, Conv::Pages);
+    t.choice(Category::Swap, "swap.zram.comp_algorithm", "lzo-rle", {"lzo-rle", "lz4", "zstd"}, "zram comp_algorithm (per-CPU zcomp streams)", "drivers/block/zram/Kconfig: ZRAM_DEF_COMP_LZORLE").to(section::zram_settings, &ZramSettings::comp_algorithm);
+    t.flag(Category::Swap, "swap.zram.multi_pages", false, "CONFIG_ZSMALLOC_MULTI_PAGES: a large folio is compressed in blocks of 2^multi_pages_order pages (Barry Song / Tangquan Zheng RFC, not merged)", "mainline: no multi-page objects").to(section::zram_settings, &ZramSettings::multi_pages);
+    t.integer(Category::Swap, "swap.zram.multi_pages_order", "", 2, 1, 9, "CONFIG_ZSMALLOC_MULTI_PAGES_ORDER: pages per multi-page object = 2^order (folios of lower order stay 4 KiB objects)", "RFC v2/v3 mm/Kconfig: default 2, range 1-9").to(section::zram_settings, &ZramSettings::multi_pages_order);
 }
 
 }  // namespace swapsim::scenario

@@ -8,6 +8,12 @@
 // free_pgtables then frees and uncharges the VMA's page-table pages.
 // Granularity: per folio and per run of swap entries; the time is run every sim.reclaim_slice.
 // Leaves out: the final TLB flush, mmap_lock.
+//
+// Yield points: exit_mmap_vma runs its time every sim.reclaim_slice (zap_pmd_range's
+// cond_resched): the PTEs zapped so far are none, their rss and swap counts dropped, their
+// folios freed or, when a reclaimer holds them isolated, marked orphaned for it to free; the
+// mm and VMA are looked up again after it.
+
 #include "kernel/kernel.hpp"
 
 namespace swapsim::kernel {

@@ -16,6 +16,16 @@
 // Page tables: one charged page per 2 MiB range faulted (the PTE table, or the table a PMD THP
 // deposits). Granularity: one call per fault. Leaves out: the zeromap, workingset refault
 // activation, PMD/PUD table pages (one per GiB).
+//
+// Yield points (Ctx::flush, directly or in block_until; other tasks run and see this state):
+// - read_swap_cache_async, submit_bio sleeping for a request tag (SSD): the new folio is
+//   charged, in the swap cache and on the LRU with its read pending; the PTE is still the
+//   swap entry, so another fault on it finds the folio in the swap cache.
+// - do_swap_page, waiting for the folio's read (folio_lock after swap_read_folio): the same.
+// - the memcg charge (try_charge_memcg's reclaim retries, memcontrol.cpp) before a folio is
+//   allocated: nothing of the fault is charged yet.
+// The Folio references a path holds are taken again after each (the folio table may grow).
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>

@@ -52,8 +52,14 @@ void Ctx::lock(hw::Lock& l, double hold, unsigned n, double spacing, const char*
     }
 }
 
-void Ctx::flush()
+void Ctx::flush(const char* fn)
 {
+    if (k.check_yields) {
+        k.yield_checks++;
+        std::string bad = k.check_at_yield();
+        if (!bad.empty())
+            throw std::logic_error(std::string("invariant broken at a yield point of ") + fn + ": " + bad);
+    }
     const bool runs = pending_ + task.stolen + pending_mem_s_ > 0;
     if (runs) {
         k.sched_balance(task);
@@ -114,11 +120,11 @@ void Ctx::profile_flush(double scale, bool busy_apart, double stolen)
     prof_.clear();
 }
 
-void Ctx::block_until(double t)
+void Ctx::block_until(double t, const char* fn)
 {
-    flush();
+    flush(fn);
     if (t > clk_.now())
-        block([&] { clk_.sleep_until(t); });
+        block([&] { clk_.sleep_until(t); }, fn);
 }
 
 // ---------------------------------------------------------------- scheduler
@@ -496,6 +502,53 @@ std::string Kernel::check_invariants() const
         return err.str();
     }
     return "";
+}
+
+std::string Kernel::check_at_yield() const
+{
+    std::ostringstream err;
+    uint64_t lru_pages = 0;
+    for (const Lruvec& l : lruvec)
+        lru_pages += l.total_pages();
+    if (folio_pages_ != lru_pages + isolated_pages_) {
+        err << "folio pages " << folio_pages_ << " != LRU pages " << lru_pages << " + isolated " << isolated_pages_;
+        return err.str();
+    }
+    // The model charges a folio just before allocating it, and a charge may pay the task's
+    // memory.high debt (reclaim, a yield) in between: folio pages may lag the anon charge.
+    const int64_t charged = memcg.anon_pages + memcg.file_pages;
+    int64_t expect = charged + memcg.kmem_pages + memcg.pagetable_pages + memcg.stock_pages();
+    if (memcg.memory.usage != expect) {
+        err << "memcg usage " << memcg.memory.usage << " != anon and file " << charged << " + zswap kmem "
+            << memcg.kmem_pages << " + page tables " << memcg.pagetable_pages << " + stock " << memcg.stock_pages();
+        return err.str();
+    }
+    if (int64_t(folio_pages_) > charged) {
+        err << "folio pages " << folio_pages_ << " > charged anon and file pages " << charged;
+        return err.str();
+    }
+    if (zpool.objs() != zswap.stored_pages) {
+        err << "zsmalloc objects " << zpool.objs() << " != zswap stored pages " << zswap.stored_pages;
+        return err.str();
+    }
+    if (swap && memcg.swap.usage != int64_t(swap->inuse_pages() - swap->cached_slots())) {
+        err << "memcg swap usage " << memcg.swap.usage << " != swap slots in use " << swap->inuse_pages()
+            << " - slot cache " << swap->cached_slots();
+        return err.str();
+    }
+    return "";
+}
+
+void Kernel::set_isolated(folio_t f)
+{
+    folios[f].set(PG_isolated);
+    isolated_pages_ += folios[f].nr_pages();
+}
+
+void Kernel::clear_isolated(folio_t f)
+{
+    folios[f].clear(PG_isolated);
+    isolated_pages_ -= folios[f].nr_pages();
 }
 
 }  // namespace swapsim::kernel

@@ -8,9 +8,10 @@
 // each write step. State changes take effect when the code runs, i.e. at the start of the
 // interval whose time is then spent. Busy-waiting (lock spins, IAA polling) is passed as time
 // on the CPU, not as work: PAUSE leaves an SMT core to the sibling.
-// Granularity and what each path leaves out: the header of its file (fault.cpp,
-// memcontrol.cpp, vmscan.cpp, swap.cpp, exit.cpp); the scheduler here keeps one CPU per task
-// and moves it only at wakeup or off a shared SMT core.
+// Granularity, what each path leaves out and its yield points (where other tasks run and see
+// its state; check_at_yield() says what holds there): the header of its file (fault.cpp,
+// memcontrol.cpp, vmscan.cpp, swap.cpp, exit.cpp, madvise.cpp, zram.cpp); the scheduler here
+// keeps one CPU per task and moves it only at wakeup or off a shared SMT core.
 #pragma once
 
 #include <array>
@@ -140,12 +141,15 @@ public:
     // built up, or an eighth of it spinning. The second keeps a spinner on a saturated lock
     // from planning far ahead of the others (hw::Lock queues their turns in MCS order).
     bool slice_over(double slice) const { return planned() > slice || pending_spin_ > slice / 8; }
-    void flush();                        // run the accumulated CPU time on the task's CPU
+    // Run the accumulated CPU time on the task's CPU. A yield point: other tasks run meanwhile
+    // and see this task's state as it is now (with Kernel::check_yields, checked here; `fn`
+    // names the kernel path in the message).
+    void flush(const char* fn = __builtin_FUNCTION());
     // Flush, then block (off CPU) until `wait` returns: a sleep, or a rendezvous with other
     // tasks (usemem -y/-x). The planned time starts again at the engine's clock.
     template <class Wait>
-    void block(Wait&& wait);
-    void block_until(double t);          // block until t
+    void block(Wait&& wait, const char* fn = __builtin_FUNCTION());
+    void block_until(double t, const char* fn = __builtin_FUNCTION());   // block until t
     Clock& clock() { return clk_; }
 
 private:
@@ -307,6 +311,18 @@ public:
     std::vector<std::pair<std::string, const hw::LockStats*>> lock_stats() const;
     // Page conservation and memcg accounting. Returns "" if consistent, else the first violation.
     std::string check_invariants() const;
+    // Debug: check check_at_yield() at every yield point (Ctx::flush, also under block and
+    // block_until), where other tasks run and see the yielding task's half-done work. Set by a
+    // test, or by SWAPSIM_CHECK_YIELDS=1 in the environment (run/run.cpp; the test suite sets
+    // it). A violation throws std::logic_error naming the kernel path that yielded.
+    bool check_yields = false;
+    uint64_t yield_checks = 0;   // yield points checked
+    // What holds whenever a task yields, as the kernel keeps it around a lock drop: memcg
+    // usage = anon (and file) charge + zswap's kmem + page tables + per-CPU stocks; folio pages
+    // = pages on the LRU lists + pages isolated from them, and at most the anon charge (a charge
+    // may precede its folio); zsmalloc objects = zswap's stored pages; memcg swap usage = swap
+    // slots in use - the slot cache. Counters only: O(nodes + CPUs).
+    std::string check_at_yield() const;
     int nr_nodes() const { return int(lruvec.size()); }
 
 private:
@@ -445,12 +461,16 @@ private:
     unsigned pending_zram_free_ = 0;    // zram slots freed by the last slot free
     std::vector<int> zram_freed_classes_;   // ... and the classes of the objects that emptied
     uint64_t folio_pages_ = 0, ram_peak_ = 0, large_allocs_ = 0;
+    uint64_t isolated_pages_ = 0;   // NR_ISOLATED_ANON: off the LRU lists, held by a reclaimer
+    // folio_isolate_lru / folio_putback_lru's PG_isolated, with isolated_pages_.
+    void set_isolated(mm::folio_t f);
+    void clear_isolated(mm::folio_t f);
 };
 
 template <class Wait>
-void Ctx::block(Wait&& wait)
+void Ctx::block(Wait&& wait, const char* fn)
 {
-    flush();
+    flush(fn);
     k.sched_sleep(task);
     wait();
     k.sched_wakeup(task);

@@ -7,6 +7,10 @@
 // reclaimed goes back to the LRU.
 // Granularity: per folio. Leaves out: splitting a large folio the range covers only in part,
 // shared folios (mapcount > 1 are skipped by the kernel; there are none here).
+//
+// Yield points: after each PMD range's reclaim_folio_list and putback (cond_resched), with
+// nothing isolated; inside shrink_folio_list, those of vmscan.cpp and swap.cpp.
+
 #include <algorithm>
 
 #include "kernel/kernel.hpp"
@@ -39,7 +43,7 @@ void Kernel::madvise_pageout(Ctx& c, uint32_t mm_id, uint32_t vma, uint32_t firs
             if (fo.lru == LRU_NONE || fo.test(PG_isolated))
                 continue;
             lruvec[fo.nid].del(f);
-            fo.set(PG_isolated);
+            set_isolated(f);
             c.lock(lru_lock_[fo.nid], k.lru_lock_base + k.isolate_per_folio, 1, 0, "folio_isolate_lru");
             list.push_back(f);
         }
@@ -52,7 +56,7 @@ void Kernel::madvise_pageout(Ctx& c, uint32_t mm_id, uint32_t vma, uint32_t firs
         for (auto* l : {&ret, &activate}) {
             for (folio_t f : *l) {
                 Folio& fo = folios[f];
-                fo.clear(PG_isolated);
+                clear_isolated(f);
                 lruvec[fo.nid].add(f, folio_lru_list(fo.anon(), l == &activate));
                 if (l == &activate)
                     vm.count(PGACTIVATE, fo.nr_pages());

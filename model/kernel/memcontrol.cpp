@@ -7,6 +7,14 @@
 // the throttling sleep of calculate_high_delay capped at 2 s.
 // Granularity: one reclaim pass per reclaim_high call; the pass's CPU time is run before the
 // penalty is computed. Leaves out: hierarchy above the leaf memcg, kworker high_work.
+//
+// Yield points:
+// - try_charge_memcg, after each memory.max reclaim (the flush): the pages requested are not
+//   charged yet; the reclaimed folios are uncharged and freed.
+// - mem_cgroup_handle_over_high, after each reclaim_high pass (the flush) and in the penalty
+//   sleep (block_until, schedule_timeout_killable): the task's over-high debt is taken (zeroed)
+//   before the first, as the kernel does, so another task does not pay it again.
+
 #include <algorithm>
 
 #include "kernel/kernel.hpp"

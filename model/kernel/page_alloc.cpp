@@ -14,6 +14,9 @@
 // reclaim. out_of_memory: no new victim while one is still exiting; select_bad_process by
 // oom_badness (rss + swap entries + page tables; the last of equals, as oom_evaluate_task
 // keeps ties); SIGKILL; the oom_reaper unmaps the victim's memory.
+// Yield points: alloc_node after each direct-reclaim pass and in the OOM wait (nothing
+// isolated, the allocation not yet made); kswapd after each kswapd_shrink_node pass (its
+// folios back on the LRU or freed) and while it sleeps; the oom_reaper after its exit_mmap.
 // Granularity: one zone per node (ZONE_NORMAL), free pages = managed - folios on the node -
 // the node's share (by size) of page tables and the zswap/zram pools.
 // Leaves out: lowmem_reserve, watermark boosting, highatomic reserves, compaction (large

@@ -26,6 +26,8 @@ std::vector<unsigned> folio_orders(const Config& cfg, const ParamDef& d, const S
 
 bool per_package(const Config& cfg, const ParamDef& d, const Settings&) { return cfg.s(d.name) == "per_package"; }
 
+double percent(const Config& cfg, const ParamDef& d, const Settings&) { return cfg.num(d.name) / 100; }
+
 }  // namespace
 
 void add_kernel_params(Table& t)
@@ -41,7 +43,7 @@ void add_kernel_params(Table& t)
     t.p({"kernel.mthp.enabled", Kind::SizeList, "bytes", nlohmann::json::array(), 0, 2 * MiB, false, false, {},
          "anonymous folio sizes set to 'always' in /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled (empty: 4K only)",
          "kernel default: all mTHP sizes never", Category::Kernel}).to(section::kernel, &kernel::KConfig::mthp_orders, folio_orders);
-    t.real(Category::Kernel, "kernel.mthp.alloc_fail_percent", "%", 0, 0, 100, "what-if: share of large-folio allocations (faults and swap-in) that find no free block of their order (fragmented memory); they fall back an order", "default: memory not fragmented").no_field(kByName);
+    t.real(Category::Kernel, "kernel.mthp.alloc_fail_percent", "%", 0, 0, 100, "what-if: share of large-folio allocations (faults and swap-in) that find no free block of their order (fragmented memory); they fall back an order", "default: memory not fragmented").to(section::kernel, &kernel::KConfig::mthp_alloc_fail, percent);
     t.flag(Category::Kernel, "kernel.thp_swap", true, "CONFIG_THP_SWAP: allocate contiguous swap slots for a large folio instead of splitting it", "mm/Kconfig: def_bool y on x86-64").to(section::kernel, &kernel::KConfig::thp_swap);
     t.integer(Category::Kernel, "kernel.swappiness", "", 60, 0, 200, "vm.swappiness (anon vs file scan balance)", "kernel default 60").to(section::kernel, &kernel::KConfig::swappiness);
     t.integer(Category::Kernel, "kernel.hz", "Hz", 1000, 100, 1000, "CONFIG_HZ: jiffy length for memory.high throttling", "x86_64_defconfig: CONFIG_HZ_1000").to(section::kernel, &kernel::KConfig::hz_jiffies);
@@ -157,12 +159,12 @@ void add_compressor_costs(Table& t)
 {
     // zram and compressor costs by block size and data kind (calibration/compressors/table.json).
     t.real(Category::Cost, "cost.compress.kernel_factor", "", 1.6, 1.2, 1.6, "in-kernel compressor time over the user-space library time of calibration/compressors/table.json (crypto/zcomp call, per-CPU stream, older in-kernel builds); not applied to usemem data, whose costs are the fitted cost.compress.*.usemem_*",
-           "range: docs/compressors.md 4.6, Glover's in-kernel zram costs are 1.2-1.6x the library's. Value fitted (the only cost fitted there) on the seed-003 table's four times, sum of log errors squared: 0.50 at 1.2, 0.34 at 1.3, 0.07 at 1.6, the bound: the model lacks swap-in work or the seed's machine is slower than 2.5 GHz Sapphire Rapids", true).no_field(kByName);
-    t.nanos("cost.zram.same_check_hit_ns", 500, "page_same_filled on a same-filled 4 KiB page (scans it all)", "compressors.md 4.5 (design note): 498 ns per zero page", 100, 2000).no_field(kByName);
-    t.nanos("cost.zram.same_check_miss_ns", 30, "page_same_filled on a normal page (stops at the first differing word)", "compressors.md 4.5 (design note): 26-31 ns on usemem, elf, text, random pages", 5, 200).no_field(kByName);
-    t.cycles("cost.zram.write_page", 1000, "zram_write_page outside compression and zs_malloc: slot lock, zram_free_page of the old data, table entry, stats, bio segment", est, 200, 5000).no_field(kByName);
-    t.cycles("cost.zram.read_page", 800, "zram_read_page outside decompression: slot lock, zs_map_object / zs_unmap_object, stats, bio segment", est, 200, 5000).no_field(kByName);
-    t.cycles("cost.zram.free_page", 300, "zram_slot_free_notify / zram_free_page outside zs_free: slot trylock, flags, stats", est, 100, 3000).no_field(kByName);
+           "range: docs/compressors.md 4.6, Glover's in-kernel zram costs are 1.2-1.6x the library's. Value fitted (the only cost fitted there) on the seed-003 table's four times, sum of log errors squared: 0.50 at 1.2, 0.34 at 1.3, 0.07 at 1.6, the bound: the model lacks swap-in work or the seed's machine is slower than 2.5 GHz Sapphire Rapids", true).to(section::zram_settings, &ZramSettings::kernel_factor);
+    t.nanos("cost.zram.same_check_hit_ns", 500, "page_same_filled on a same-filled 4 KiB page (scans it all)", "compressors.md 4.5 (design note): 498 ns per zero page", 100, 2000).to(section::zram, &kernel::ZramConfig::same_hit);
+    t.nanos("cost.zram.same_check_miss_ns", 30, "page_same_filled on a normal page (stops at the first differing word)", "compressors.md 4.5 (design note): 26-31 ns on usemem, elf, text, random pages", 5, 200).to(section::zram, &kernel::ZramConfig::same_miss);
+    t.cycles("cost.zram.write_page", 1000, "zram_write_page outside compression and zs_malloc: slot lock, zram_free_page of the old data, table entry, stats, bio segment", est, 200, 5000).to(section::zram, &kernel::ZramConfig::write_page);
+    t.cycles("cost.zram.read_page", 800, "zram_read_page outside decompression: slot lock, zs_map_object / zs_unmap_object, stats, bio segment", est, 200, 5000).to(section::zram, &kernel::ZramConfig::read_page);
+    t.cycles("cost.zram.free_page", 300, "zram_slot_free_notify / zram_free_page outside zs_free: slot trylock, flags, stats", est, 100, 3000).to(section::zram, &kernel::ZramConfig::free_page);
     // Compressors on the usemem data pattern (each 8-byte word holds its index), per 4 KiB page.
     // Sizes are measured, not fitted; CPU costs are user-space library times x 1.3 (in-kernel
     // overhead, compressors.md 4.6) at 2.5 GHz.

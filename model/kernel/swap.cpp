@@ -16,6 +16,17 @@
 // Leaves out: zswap writeback to the device and its shrinker, same-filled pages, zeromap;
 // the cache-line traffic of many CPUs storing at once is not modelled apart from the fitted
 // per-page store cost, so it does not grow with their number.
+//
+// Yield points:
+// - zswap_store, between the pages of a large folio (each zswap_store_page; the per-CPU
+//   acomp_ctx mutex may sleep): the folio is isolated and in the swap cache; every page
+//   stored so far is a zsmalloc object counted in zswap's stored pages and charged.
+// - iaa_wait in async_irq mode (wait_for_completion): the same, a job in flight.
+// - flush_plug, submit_bio sleeping for a request tag: the plugged folios are under
+//   writeback (PG_writeback) and isolated.
+// A folio table reference does not survive a yield (the table may grow): paths keep the
+// values they need (see zswap_store) and index `folios` again after it.
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -247,8 +258,8 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
         c.lock(list_lru_lock_[size_t(nid)], k.list_lru_hold); // zswap_lru_add
         zpool.zs_malloc(len);
         swap->zswap_len(swap_off + i) = uint16_t(len);
+        zswap.stored_pages++;   // per page, as zswap_store_page: consistent at the next yield
     }
-    zswap.stored_pages += nr;
     // obj_cgroup_charge_zswap in the reclaimer's context: the charge can put it over high.
     account_charge(c, memcg.charge_zswap(c.task.cpu, uint64_t(len) * nr, nr));
     vm.count(ZSWPOUT, nr);

@@ -17,6 +17,16 @@
 // and before freeing a pass's folios when they are many pages (2M THPs).
 // Leaves out: MGLRU, cost-based anon/file balance, dirty file writeback, deferred split, memcg
 // protection (memory.low/min) and the memcg tree walk of global reclaim (one memcg).
+//
+// Yield points:
+// - shrink_inactive_list, after move_folios_to_lru once sim.reclaim_slice has built up (the
+//   cond_resched of shrink_lruvec): nothing is isolated; the lru_lock is released.
+// - shrink_folio_list, before freeing a pass's folios when they are many pages: they are
+//   isolated (NR_ISOLATED_ANON, Kernel::isolated_pages_), unmapped, out of the swap cache and
+//   still charged, as between __remove_mapping and free_unref_folios.
+// - pageout: zswap_store's and zram's flushes between pages, and submit_bio's wait for a tag
+//   (swap.cpp, zram.cpp): the folio is isolated and in the swap cache.
+
 #include <algorithm>
 
 #include "kernel/kernel.hpp"
@@ -214,7 +224,7 @@ unsigned long Kernel::shrink_inactive_list(Ctx& c, int nid, LruList lru, unsigne
         folio_t prev = l.prev(f);
         scanned += folios[f].nr_pages();
         l.del(f);
-        folios[f].set(PG_isolated);
+        set_isolated(f);
         list.push_back(f);
         f = prev;
     }
@@ -237,20 +247,20 @@ unsigned long Kernel::shrink_inactive_list(Ctx& c, int nid, LruList lru, unsigne
         fo.clear(PG_orphan);
         if (fo.test(PG_swapcache) || fo.test(PG_writeback))
             return false;   // stays cached; a later pass or swap free drops it
-        fo.clear(PG_isolated);
+        clear_isolated(f);
         free_folio(c, f);
         return true;
     };
     for (folio_t f : ret) {
         if (orphaned(f))
             continue;
-        folios[f].clear(PG_isolated);
+        clear_isolated(f);
         lruvec[folios[f].nid].add(f, folios[f].anon() ? LRU_INACTIVE_ANON : LRU_INACTIVE_FILE);
     }
     for (folio_t f : activate) {
         if (orphaned(f))
             continue;
-        folios[f].clear(PG_isolated);
+        clear_isolated(f);
         lruvec[folios[f].nid].add(f, folios[f].anon() ? LRU_ACTIVE_ANON : LRU_ACTIVE_FILE);
         vm.count(PGACTIVATE, folios[f].nr_pages());
     }
@@ -365,7 +375,7 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
     if (c.planned() * double(st.nr_reclaimed) > cfg_.reclaim_slice * MEMCG_CHARGE_BATCH)
         c.flush();
     for (folio_t f : to_free) {
-        folios[f].clear(PG_isolated);
+        clear_isolated(f);
         free_folio(c, f);
     }
     return st.nr_reclaimed;

@@ -12,6 +12,10 @@
 // The pool is charged to no memcg: it counts in Kernel::ram_pages() only.
 // Granularity: per block. Leaves out: the per-CPU stream's local lock (uncontended: one
 // stream per CPU), the zs_malloc slow path (recompress after sleeping), mem_limit, writeback.
+//
+// Yield points: zram_write_folio, between the blocks of a large folio: the folio is isolated
+// and in the swap cache; the blocks written so far are pool objects in the RAM count.
+
 #include <algorithm>
 #include <cmath>
 

@@ -1,122 +1,371 @@
 #include "report/metrics.hpp"
 
+#include <algorithm>
 #include <regex>
+
+#include "kernel/kernel.hpp"
+#include "mm/vmstat.hpp"
+#include "workload/swapinout.hpp"
+#include "workload/usemem.hpp"
 
 namespace swapsim::report {
 
-const std::vector<MetricDoc>& metric_docs()
+using nlohmann::json;
+
+namespace {
+
+Metric metric(std::string name, std::string unit, Source src, std::string kernel, std::string mechanism, Getter get)
 {
-    static const std::vector<MetricDoc> docs = {
-        // usemem and perf stat
-        {"throughput_kbps", "KB/s", "usemem stdout: ((size*9/8*10^6)>>10)/usecs per process, averaged",
-         "each task's write time from the shared start (workload/usemem.cpp)"},
-        {"throughput_kbps_sum", "KB/s", "usemem stdout, summed over processes (what LKP reports)",
-         "as throughput_kbps (workload/usemem.cpp)"},
-        {"throughput_kbps_min", "KB/s", "usemem stdout: the slowest process", "workload/usemem.cpp"},
-        {"throughput_kbps_max", "KB/s", "usemem stdout: the fastest process", "workload/usemem.cpp"},
-        {"elapsed_s", "s", "perf stat: seconds time elapsed (last process exit)",
-         "fork, writes, sleep and munmap of every task (workload/usemem.cpp)"},
-        {"sys_s", "s", "perf stat: seconds sys (task stime, summed over the usemem processes)",
-         "kernel code priced per call and run on the task's CPU at each flush (Ctx, kernel/kernel.cpp)"},
-        {"user_s", "s", "perf stat: seconds user (task utime, summed)",
-         "usemem's write loop (Ctx::user, workload/usemem.cpp)"},
-        {"free_latency_us", "us", "usemem -s: munmap time per process, averaged",
-         "munmap: zap_pte_range, swap and zswap entry frees (kernel/exit.cpp)"},
-        {"smt_shared_tasks", "tasks", "none (placement): tasks on a core running another usemem task",
-         "fork balancing and select_idle_sibling (kernel/kernel.cpp, hw/topology.cpp)"},
-        {"ram_used_peak", "bytes", "none (machine RAM, e.g. MemTotal - MemFree at its lowest): folios, page tables, zswap and zram pools",
-         "zram's pool is charged to no memcg, so it shows here and not in memory.peak (kernel/zram.cpp)"},
-        // swapinout workload (seed 003)
-        {"swap_out_time_ms", "ms", "the benchmark's swap-out time: MADV_PAGEOUT calls, summed over rounds",
-         "madvise_pageout -> reclaim_pages -> shrink_folio_list (kernel/madvise.cpp, workload/swapinout.cpp)"},
-        {"swap_in_time_ms", "ms", "the benchmark's swap-in time: the read pass after each page-out, summed",
-         "do_swap_page faults and the read loop (kernel/fault.cpp, workload/swapinout.cpp)"},
-        {"write_time_ms", "ms", "the write pass of each round, summed", "do_anonymous_page faults and the write loop"},
-        {"compression_ratio_pct", "%", "zram mm_stat compr_data_size / orig_data_size after each page-out, summed over rounds",
-         "zram_write_folio per block (kernel/zram.cpp)"},
-        {"memory_current_after_pageout", "bytes", "memory.current after the last page-out", "mm/memcg.cpp"},
-        {"ram_used_after_pageout", "bytes", "machine RAM in use after the last page-out (zram pool included)",
-         "Kernel::ram_pages (kernel/zram.cpp)"},
-        // memory cgroup files
-        {"memory_peak", "bytes", "memory.peak", "page_counter watermark (mm/memcg.cpp)"},
-        {"memory_current_at_writes_done", "bytes", "memory.current, when the last process finished writing",
-         "page_counter usage (mm/memcg.cpp)"},
-        {"anon_at_writes_done", "bytes", "memory.stat anon, when the last process finished writing",
-         "resident anon folios (mm/memcg.cpp)"},
-        {"kernel_at_writes_done", "bytes", "memory.stat kernel (zswap's charge and page tables)",
-         "obj_cgroup_charge_zswap and GFP_PGTABLE_USER charges (mm/memcg.cpp)"},
-        {"pagetables_at_writes_done", "bytes", "memory.stat pagetables", "__pte_alloc charges (kernel/fault.cpp)"},
-        {"zswap_at_writes_done", "bytes", "memory.stat zswap (compressed bytes)", "zswap_store (kernel/swap.cpp)"},
-        {"zswapped_at_writes_done", "bytes", "memory.stat zswapped (pages stored, as bytes)",
-         "zswap_store (kernel/swap.cpp)"},
-        {"memcg_high", "events", "memory.events high (MEMCG_HIGH)",
-         "one per reclaim_high call from mem_cgroup_handle_over_high (kernel/memcontrol.cpp)"},
-        {"memcg_max", "events", "memory.events max", "a charge that hit memory.max (kernel/memcontrol.cpp)"},
-        {"memcg_oom", "events", "memory.events oom", "memory.max reclaim that failed (kernel/memcontrol.cpp)"},
-        {"memcg_swap_high", "events", "memory.swap.events high", "swap charge above memory.swap.high (mm/memcg.cpp)"},
-        {"memcg_swap_fail", "events", "memory.swap.events fail",
-         "folio_alloc_swap failing a large folio's slots, or swap.max (mm/memcg.cpp, kernel/vmscan.cpp)"},
-        // /proc/vmstat
-        {"pswpin", "pages", "/proc/vmstat pswpin", "swap_read_folio from the block device (kernel/fault.cpp)"},
-        {"pswpout", "pages", "/proc/vmstat pswpout", "swap_writepage to the block device (kernel/swap.cpp)"},
-        {"zswpin", "pages", "/proc/vmstat zswpin", "zswap_load on a swap-in fault (kernel/swap.cpp)"},
-        {"zswpout", "pages", "/proc/vmstat zswpout", "zswap_store of each page of a folio (kernel/swap.cpp)"},
-        {"thp_swpout", "folios", "/proc/vmstat thp_swpout (PMD-size folios swapped out whole)",
-         "swap_writepage of a 2M folio (kernel/swap.cpp)"},
-        {"thp_swpout_fallback", "folios", "/proc/vmstat thp_swpout_fallback (PMD-size folios split first)",
-         "shrink_folio_list when folio_alloc_swap fails (kernel/vmscan.cpp)"},
-        {"pgmajfault", "events", "/proc/vmstat pgmajfault", "do_swap_page that reads from the device (kernel/fault.cpp)"},
-        {"pgfault", "events", "/proc/vmstat pgfault", "handle_mm_fault (kernel/fault.cpp)"},
-        {"swap_ra", "pages", "/proc/vmstat swap_ra", "swap_cluster_readahead (kernel/fault.cpp)"},
-        {"swap_ra_hit", "pages", "/proc/vmstat swap_ra_hit", "a fault finding a readahead folio (kernel/fault.cpp)"},
-        {"pgscan_direct", "pages", "/proc/vmstat pgscan_direct", "shrink_inactive_list isolations (kernel/vmscan.cpp)"},
-        {"pgsteal_direct", "pages", "/proc/vmstat pgsteal_direct", "shrink_folio_list frees (kernel/vmscan.cpp)"},
-        {"pgscan_kswapd", "pages", "/proc/vmstat pgscan_kswapd", "kswapd's shrink_inactive_list isolations (kernel/page_alloc.cpp, vmscan.cpp)"},
-        {"pgsteal_kswapd", "pages", "/proc/vmstat pgsteal_kswapd", "kswapd's shrink_folio_list frees (kernel/page_alloc.cpp, vmscan.cpp)"},
-        {"allocstall", "events", "/proc/vmstat allocstall_normal (summed over zones)", "direct reclaim in the allocator's slow path below the min watermark (kernel/page_alloc.cpp)"},
-        {"oom_kill", "events", "/proc/vmstat oom_kill", "out_of_memory kills (kernel/page_alloc.cpp)"},
-        {"oom_killed_tasks", "tasks", "none (dmesg: Killed process)", "usemem processes the OOM killer took; they print no statistics (workload/usemem.cpp)"},
-        {"kswapd_sys_s", "s", "kswapd0..N stime (ps)", "balance_pgdat's CPU time, not in sys_s (kernel/page_alloc.cpp)"},
-        {"sum_throughput_mbps", "MB/s", "usemem 'Sum Throughput' (seed 001): throughput_kbps_sum / 1024", "workload/usemem.cpp"},
-        {"single_process_throughput_mbps", "MB/s", "usemem 'Single process Throughput' (seed 001): the per-process mean, / 1024", "workload/usemem.cpp"},
-        {"pgactivate", "pages", "/proc/vmstat pgactivate", "referenced folios put back active (kernel/vmscan.cpp)"},
-        {"pgdeactivate", "pages", "/proc/vmstat pgdeactivate", "shrink_active_list (kernel/vmscan.cpp)"},
-        {"pgrotated", "pages", "/proc/vmstat pgrotated", "folio_rotate_reclaimable after writeback (kernel/vmscan.cpp)"},
-        {"thp_fault_alloc", "folios", "/proc/vmstat thp_fault_alloc", "do_huge_pmd_anonymous_page (kernel/fault.cpp)"},
-        {"thp_fault_fallback", "events", "/proc/vmstat thp_fault_fallback", "a 2M fault falling back (kernel/fault.cpp)"},
-        {"thp_fault_fallback_charge", "events", "/proc/vmstat thp_fault_fallback_charge",
-         "a 2M fault whose memcg charge failed (kernel/fault.cpp)"},
-        {"thp_split_page", "folios", "/proc/vmstat thp_split_page", "split_folio of a 2M folio (kernel/swap.cpp)"},
-        // /sys/kernel/mm/transparent_hugepage/hugepages-<size>/stats/
-        {"anon_fault_alloc_<size>", "folios", "hugepages-<size>/stats/anon_fault_alloc",
-         "alloc_anon_folio (kernel/fault.cpp)"},
-        {"anon_fault_fallback_<size>", "events", "hugepages-<size>/stats/anon_fault_fallback",
-         "alloc_anon_folio falling back an order (kernel/fault.cpp)"},
-        {"anon_fault_fallback_charge_<size>", "events", "hugepages-<size>/stats/anon_fault_fallback_charge",
-         "a large folio's memcg charge failing (kernel/fault.cpp)"},
-        {"zswpout_<size>", "folios", "hugepages-<size>/stats/zswpout", "zswap_store of a whole folio (kernel/swap.cpp)"},
-        {"swpout_<size>", "folios", "hugepages-<size>/stats/swpout", "swap_writepage of a whole folio (kernel/swap.cpp)"},
-        {"swpout_fallback_<size>", "folios", "hugepages-<size>/stats/swpout_fallback",
-         "shrink_folio_list splitting when folio_alloc_swap fails (kernel/vmscan.cpp)"},
-        {"swpin_<size>", "folios", "hugepages-<size>/stats/swpin (v6.12 swaps in large folios only from SWP_SYNCHRONOUS_IO: pmem, zram)",
-         "do_swap_page -> alloc_swap_folio (kernel/fault.cpp)"},
-        {"swpin_fallback_<size>", "events", "hugepages-<size>/stats/swpin_fallback",
-         "alloc_swap_folio: allocation or memcg charge of the large folio failed, next order (kernel/fault.cpp)"},
-        {"swpin_fallback_charge_<size>", "events", "hugepages-<size>/stats/swpin_fallback_charge",
-         "alloc_swap_folio: mem_cgroup_swapin_charge_folio failed (kernel/fault.cpp)"},
-        {"split_<size>", "folios", "hugepages-<size>/stats/split", "split_folio (kernel/swap.cpp)"},
-    };
-    return docs;
+    Metric m;
+    m.name = std::move(name);
+    m.unit = std::move(unit);
+    m.source = src;
+    m.kernel = std::move(kernel);
+    m.mechanism = std::move(mechanism);
+    m.get = std::move(get);
+    return m;
 }
 
-const MetricDoc* find_metric_doc(const std::string& name)
+// A /proc/vmstat event, under its kernel name (mm/vmstat.cpp).
+Metric vmstat(mm::VmEvent e, std::string unit, std::string mechanism, const std::string& note = "")
+{
+    std::string name = mm::vm_event_name(e);
+    return metric(name, std::move(unit), Source::Vmstat, "/proc/vmstat " + name + (note.empty() ? "" : " (" + note + ")"),
+                  std::move(mechanism), [e](const RunView& v, unsigned) { return json(v.k.vm[e]); })
+        .label({name});
+}
+
+// A per-size mTHP stat, hugepages-<size>/stats/<stat>.
+Metric mthp(mm::MthpStat s, std::string unit, std::string mechanism, const std::string& note = "")
+{
+    std::string stat = mm::mthp_stat_name(s);
+    return metric(stat + "_<size>", std::move(unit), Source::MthpStats,
+                  "hugepages-<size>/stats/" + stat + (note.empty() ? "" : " (" + note + ")"), std::move(mechanism),
+                  [s](const RunView& v, unsigned order) { return json(v.k.vm.mthp[order][s]); });
+}
+
+// A memory.events (or memory.swap.events) line.
+Metric memcg_event(std::string name, std::string file, uint64_t mm::MemcgEvents::*field, std::string mechanism)
+{
+    return metric(std::move(name), "events", Source::MemoryEvents, std::move(file), std::move(mechanism),
+                  [field](const RunView& v, unsigned) { return json(v.k.memcg.events.*field); });
+}
+
+// A memory.stat line (or memory.current) when the last usemem process finished writing.
+Metric at_writes_done(std::string name, std::string kernel, uint64_t mm::MemcgStat::*field, std::string mechanism)
+{
+    Source src = name == "memory_current_at_writes_done" ? Source::MemcgFile : Source::MemoryStat;
+    return metric(std::move(name), "bytes", src, std::move(kernel), std::move(mechanism),
+                  [field](const RunView& v, unsigned) { return json(v.usemem->stat_at_writes_done().*field); })
+        .in(USEMEM);
+}
+
+const workload::SwapinoutResult& sio(const RunView& v) { return v.swapinout->result(); }
+
+std::vector<Metric> make_table()
+{
+    using namespace mm;
+    using S = Source;
+    // Table order is the run tables' row order (rows_for).
+    return {
+        // usemem and perf stat
+        metric("throughput_kbps", "KB/s", S::Benchmark, "usemem stdout: ((size*9/8*10^6)>>10)/usecs per process, averaged",
+               "each task's write time from the shared start (workload/usemem.cpp)",
+               [](const RunView& v, unsigned) { return json(v.tp_sum / double(v.nproc)); })
+            .in(USEMEM).show(USEMEM, Fmt::Rate).label({"Throughput (KB/s)"}),
+        metric("throughput_kbps_sum", "KB/s", S::Benchmark, "usemem stdout, summed over processes (what LKP reports)",
+               "as throughput_kbps (workload/usemem.cpp)", [](const RunView& v, unsigned) { return json(v.tp_sum); })
+            .in(USEMEM).show(USEMEM, Fmt::Rate),
+        metric("sum_throughput_mbps", "MB/s", S::Benchmark, "usemem 'Sum Throughput' (seed 001): throughput_kbps_sum / 1024",
+               "as throughput_kbps (workload/usemem.cpp)", [](const RunView& v, unsigned) { return json(v.tp_sum / 1024.0); })
+            .in(USEMEM).label({"Sum Throughput"}),
+        metric("single_process_throughput_mbps", "MB/s", S::Benchmark,
+               "usemem 'Single process Throughput' (seed 001): the per-process mean / 1024", "as throughput_kbps (workload/usemem.cpp)",
+               [](const RunView& v, unsigned) { return json(v.tp_sum / 1024.0 / double(v.nproc)); })
+            .in(USEMEM).label({"Single process Throughput"}),
+        metric("throughput_kbps_min", "KB/s", S::Benchmark, "usemem stdout: the slowest process", "workload/usemem.cpp",
+               [](const RunView& v, unsigned) { return json(v.tp_min); })
+            .in(USEMEM).show(0, Fmt::Rate),
+        metric("throughput_kbps_max", "KB/s", S::Benchmark, "usemem stdout: the fastest process", "workload/usemem.cpp",
+               [](const RunView& v, unsigned) { return json(v.tp_max); })
+            .in(USEMEM).show(0, Fmt::Rate),
+        // swapinout workload (seed 003)
+        metric("swap_out_time_ms", "ms", S::Benchmark, "the benchmark's swap-out time: MADV_PAGEOUT calls, summed over rounds",
+               "madvise_pageout -> reclaim_pages -> shrink_folio_list (kernel/madvise.cpp, workload/swapinout.cpp)",
+               [](const RunView& v, unsigned) { return json(1e3 * sio(v).swap_out_s); })
+            .in(SWAPINOUT).show(SWAPINOUT).label({"swap-out time(ms)"}),
+        metric("swap_in_time_ms", "ms", S::Benchmark, "the benchmark's swap-in time: the read pass after each page-out, summed",
+               "do_swap_page faults and the read loop (kernel/fault.cpp, workload/swapinout.cpp)",
+               [](const RunView& v, unsigned) { return json(1e3 * sio(v).swap_in_s); })
+            .in(SWAPINOUT).show(SWAPINOUT).label({"swap-in time(ms)"}),
+        metric("compression_ratio_pct", "%", S::ZramMmStat,
+               "zram mm_stat compr_data_size / orig_data_size after each page-out, summed over rounds",
+               "zram_write_folio per block (kernel/zram.cpp)",
+               [](const RunView& v, unsigned) {
+                   const auto& r = sio(v);
+                   return json(r.orig_bytes ? 100.0 * double(r.compr_bytes) / double(r.orig_bytes) : 0.0);
+               })
+            .in(SWAPINOUT).show(SWAPINOUT, Fmt::Percent).label({"compression ratio"}),
+        metric("write_time_ms", "ms", S::Benchmark, "the write pass of each round, summed",
+               "do_anonymous_page faults and the write loop", [](const RunView& v, unsigned) { return json(1e3 * sio(v).write_s); })
+            .in(SWAPINOUT),
+        metric("elapsed_s", "s", S::PerfStat, "perf stat: seconds time elapsed (last process exit)",
+               "fork, writes, sleep and munmap of every task (workload/usemem.cpp)",
+               [](const RunView& v, unsigned) { return json(v.swapinout ? sio(v).t_end : v.elapsed); })
+            .show(USEMEM, Fmt::Seconds).label({"elapsed time (sec)"}),
+        metric("sys_s", "s", S::PerfStat, "perf stat: seconds sys (task stime, summed over the usemem processes)",
+               "kernel code priced per call and run on the task's CPU at each flush (Ctx, kernel/kernel.cpp)",
+               [](const RunView& v, unsigned) { return json(v.swapinout ? v.k.task(v.swapinout->pid()).stime : v.sys); })
+            .show(ANY, Fmt::Seconds).label({"sys time (sec)", "sys time", "System time", "Sys before / after"}),
+        metric("user_s", "s", S::PerfStat, "perf stat: seconds user (task utime, summed)",
+               "usemem's write loop (Ctx::user, workload/usemem.cpp)",
+               [](const RunView& v, unsigned) { return json(v.swapinout ? v.k.task(v.swapinout->pid()).utime : v.user); })
+            .show(USEMEM, Fmt::Seconds),
+        metric("free_latency_us", "us", S::Benchmark, "usemem -s: munmap time per process, averaged",
+               "munmap: zap_pte_range, swap and zswap entry frees (kernel/exit.cpp)",
+               [](const RunView& v, unsigned) { return json(v.free_us / double(v.nproc)); })
+            .in(USEMEM).label({"Free latency"}),
+        metric("smt_shared_tasks", "tasks", S::Machine, "none (placement): tasks on a core running another usemem task",
+               "fork balancing and select_idle_sibling (kernel/kernel.cpp, hw/topology.cpp)",
+               [](const RunView& v, unsigned) { return json(v.smt_shared); })
+            .in(USEMEM),
+        // memory cgroup files
+        memcg_event("memcg_high", "memory.events high (MEMCG_HIGH)", &MemcgEvents::high,
+                    "one per reclaim_high call from mem_cgroup_handle_over_high (kernel/memcontrol.cpp)")
+            .show(USEMEM).label({"memcg_high"}),
+        memcg_event("memcg_max", "memory.events max", &MemcgEvents::max, "a charge that hit memory.max (kernel/memcontrol.cpp)"),
+        memcg_event("memcg_oom", "memory.events oom", &MemcgEvents::oom, "memory.max reclaim that failed (kernel/memcontrol.cpp)"),
+        memcg_event("memcg_swap_high", "memory.swap.events high", &MemcgEvents::swap_high,
+                    "swap charge above memory.swap.high (mm/memcg.cpp)")
+            .label({"memcg_swap_high"}),
+        memcg_event("memcg_swap_fail", "memory.swap.events fail", &MemcgEvents::swap_fail,
+                    "folio_alloc_swap failing a large folio's slots, or swap.max (mm/memcg.cpp, kernel/vmscan.cpp)")
+            .show(USEMEM).label({"memcg_swap_fail"}),
+        // /proc/vmstat
+        vmstat(PSWPIN, "pages", "swap_read_folio from the block device (kernel/fault.cpp)").show(ANY),
+        vmstat(PSWPOUT, "pages", "swap_writepage to the block device (kernel/swap.cpp)").show(ANY),
+        vmstat(ZSWPIN, "pages", "zswap_load on a swap-in fault (kernel/swap.cpp)").show(USEMEM),
+        vmstat(ZSWPOUT, "pages", "zswap_store of each page of a folio (kernel/swap.cpp)").show(USEMEM),
+        vmstat(THP_SWPOUT, "folios", "swap_writepage of a 2M folio (kernel/swap.cpp)",
+               "PMD-size folios swapped out whole").show(USEMEM),
+        vmstat(THP_SWPOUT_FALLBACK, "folios", "shrink_folio_list when folio_alloc_swap fails (kernel/vmscan.cpp)",
+               "PMD-size folios split first").show(USEMEM),
+        mthp(MTHP_STAT_SWPOUT_FALLBACK, "folios", "shrink_folio_list splitting when folio_alloc_swap fails (kernel/vmscan.cpp)")
+            .show(USEMEM).label({"<size>-mthp_swpout_fallback"}),
+        vmstat(PGMAJFAULT, "events", "do_swap_page that reads from the device (kernel/fault.cpp)").show(ANY),
+        mthp(MTHP_STAT_ZSWPOUT, "folios", "zswap_store of a whole folio (kernel/swap.cpp)")
+            .show(USEMEM).label({"ZSWPOUT-<size>", "ZSWPOUT-<size>-mTHP"}),
+        mthp(MTHP_STAT_SWPOUT, "folios", "swap_writepage of a whole folio (kernel/swap.cpp)")
+            .show(ANY).label({"SWPOUT-<size>", "SWPOUT-<size>-mTHP"}),
+        mthp(MTHP_STAT_SWPIN, "folios", "do_swap_page -> alloc_swap_folio (kernel/fault.cpp)",
+             "v6.12 swaps in large folios only from SWP_SYNCHRONOUS_IO: pmem, zram").show(SWAPINOUT),
+        mthp(MTHP_STAT_SWPIN_FALLBACK, "events",
+             "alloc_swap_folio: allocation or memcg charge of the large folio failed, next order (kernel/fault.cpp)")
+            .show(SWAPINOUT),
+        mthp(MTHP_STAT_SWPIN_FALLBACK_CHARGE, "events",
+             "alloc_swap_folio: mem_cgroup_swapin_charge_folio failed (kernel/fault.cpp)").show(SWAPINOUT),
+        vmstat(SWAP_RA, "pages", "swap_cluster_readahead (kernel/fault.cpp)").show(USEMEM),
+        vmstat(SWAP_RA_HIT, "pages", "a fault finding a readahead folio (kernel/fault.cpp)").show(USEMEM),
+        vmstat(PGFAULT, "events", "handle_mm_fault (kernel/fault.cpp)"),
+        vmstat(PGSCAN_DIRECT, "pages", "shrink_inactive_list isolations (kernel/vmscan.cpp)"),
+        vmstat(PGSTEAL_DIRECT, "pages", "shrink_folio_list frees (kernel/vmscan.cpp)"),
+        vmstat(PGSCAN_KSWAPD, "pages", "kswapd's shrink_inactive_list isolations (kernel/page_alloc.cpp, vmscan.cpp)"),
+        vmstat(PGSTEAL_KSWAPD, "pages", "kswapd's shrink_folio_list frees (kernel/page_alloc.cpp, vmscan.cpp)"),
+        vmstat(ALLOCSTALL, "events", "direct reclaim in the allocator's slow path below the min watermark (kernel/page_alloc.cpp)",
+               "allocstall_normal summed over zones"),
+        vmstat(OOM_KILL, "events", "out_of_memory kills (kernel/page_alloc.cpp)"),
+        metric("oom_killed_tasks", "tasks", S::Machine, "none (dmesg: Killed process)",
+               "usemem processes the OOM killer took; they print no statistics (workload/usemem.cpp)",
+               [](const RunView& v, unsigned) { return json(v.killed); })
+            .in(USEMEM),
+        metric("kswapd_sys_s", "s", S::Machine, "kswapd0..N stime (ps)", "balance_pgdat's CPU time, not in sys_s (kernel/page_alloc.cpp)",
+               [](const RunView& v, unsigned) {
+                   double s = 0;
+                   for (const kernel::NodeMem& n : v.k.nodes())
+                       s += n.kswapd_sys_s;
+                   return json(s);
+               }),
+        vmstat(PGACTIVATE, "pages", "referenced folios put back active (kernel/vmscan.cpp)"),
+        vmstat(PGDEACTIVATE, "pages", "shrink_active_list (kernel/vmscan.cpp)"),
+        vmstat(PGROTATED, "pages", "folio_rotate_reclaimable after writeback (kernel/vmscan.cpp)"),
+        vmstat(THP_FAULT_ALLOC, "folios", "do_huge_pmd_anonymous_page (kernel/fault.cpp)"),
+        vmstat(THP_FAULT_FALLBACK, "events", "a 2M fault falling back (kernel/fault.cpp)"),
+        vmstat(THP_FAULT_FALLBACK_CHARGE, "events", "a 2M fault whose memcg charge failed (kernel/fault.cpp)"),
+        vmstat(THP_SPLIT_PAGE, "folios", "split_folio of a 2M folio (kernel/swap.cpp)"),
+        // /sys/kernel/mm/transparent_hugepage/hugepages-<size>/stats/
+        mthp(MTHP_STAT_ANON_FAULT_ALLOC, "folios", "alloc_anon_folio (kernel/fault.cpp)"),
+        mthp(MTHP_STAT_ANON_FAULT_FALLBACK, "events", "alloc_anon_folio falling back an order (kernel/fault.cpp)"),
+        mthp(MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE, "events", "a large folio's memcg charge failing (kernel/fault.cpp)"),
+        mthp(MTHP_STAT_SPLIT, "folios", "split_folio (kernel/swap.cpp)"),
+        // machine RAM and memory cgroup files
+        metric("ram_used_peak", "bytes", S::Machine,
+               "none (machine RAM, e.g. MemTotal - MemFree at its lowest): folios, page tables, zswap and zram pools",
+               "zram's pool is charged to no memcg, so it shows here and not in memory.peak (kernel/zram.cpp)",
+               [](const RunView& v, unsigned) { return json(v.k.ram_peak_pages() * PAGE_SIZE); })
+            .show(SWAPINOUT),
+        metric("memory_peak", "bytes", S::MemcgFile, "memory.peak", "page_counter watermark (mm/memcg.cpp)",
+               [](const RunView& v, unsigned) { return json(uint64_t(v.k.memcg.memory.watermark) * PAGE_SIZE); })
+            .show(SWAPINOUT),
+        at_writes_done("memory_current_at_writes_done", "memory.current, when the last process finished writing",
+                       &MemcgStat::current, "page_counter usage (mm/memcg.cpp)"),
+        at_writes_done("anon_at_writes_done", "memory.stat anon, when the last process finished writing", &MemcgStat::anon,
+                       "resident anon folios (mm/memcg.cpp)"),
+        at_writes_done("kernel_at_writes_done", "memory.stat kernel (zswap's charge and page tables)", &MemcgStat::kernel,
+                       "obj_cgroup_charge_zswap and GFP_PGTABLE_USER charges (mm/memcg.cpp)"),
+        at_writes_done("pagetables_at_writes_done", "memory.stat pagetables", &MemcgStat::pagetables,
+                       "__pte_alloc charges (kernel/fault.cpp)"),
+        at_writes_done("zswap_at_writes_done", "memory.stat zswap (compressed bytes)", &MemcgStat::zswap,
+                       "zswap_store (kernel/swap.cpp)"),
+        at_writes_done("zswapped_at_writes_done", "memory.stat zswapped (pages stored, as bytes)", &MemcgStat::zswapped,
+                       "zswap_store (kernel/swap.cpp)"),
+        metric("memory_current_after_pageout", "bytes", S::MemcgFile, "memory.current after the last page-out", "mm/memcg.cpp",
+               [](const RunView& v, unsigned) { return json(sio(v).memcg_after_pageout); })
+            .in(SWAPINOUT),
+        metric("ram_used_after_pageout", "bytes", S::Machine, "machine RAM in use after the last page-out (zram pool included)",
+               "Kernel::ram_pages (kernel/zram.cpp)", [](const RunView& v, unsigned) { return json(sio(v).ram_after_pageout); })
+            .in(SWAPINOUT),
+    };
+}
+
+const std::string SIZE = "<size>";
+
+}  // namespace
+
+const char* source_name(Source s)
+{
+    switch (s) {
+    case Source::Benchmark: return "benchmark output";
+    case Source::PerfStat: return "perf stat";
+    case Source::Machine: return "machine";
+    case Source::MemcgFile: return "memory cgroup file";
+    case Source::MemoryStat: return "memory.stat";
+    case Source::MemoryEvents: return "memory.events";
+    case Source::Vmstat: return "/proc/vmstat";
+    case Source::MthpStats: return "mTHP sysfs stats";
+    case Source::ZramMmStat: return "zram mm_stat";
+    }
+    return "";
+}
+
+const std::vector<Metric>& metrics()
+{
+    static const std::vector<Metric> table = make_table();
+    return table;
+}
+
+const Metric* find_metric(const std::string& name)
 {
     static const std::regex size("_[0-9]+kB$");
-    std::string key = std::regex_replace(name, size, "_<size>");
-    for (const MetricDoc& d : metric_docs())
-        if (d.name == key)
-            return &d;
+    std::string key = std::regex_replace(name, size, "_" + SIZE);
+    for (const Metric& m : metrics())
+        if (m.name == key)
+            return &m;
     return nullptr;
+}
+
+std::string sized(const std::string& name, unsigned order)
+{
+    std::string out = name;
+    size_t at = out.find(SIZE);
+    if (at != std::string::npos)
+        out.replace(at, SIZE.size(), mm::order_size_name(order));
+    return out;
+}
+
+bool has_label(const Metric& m, const std::string& metric, const std::string& label)
+{
+    std::string size;   // "64kB" of zswpout_64kB
+    if (m.per_size())
+        size = metric.substr(metric.rfind('_') + 1);
+    std::vector<std::string> sizes = {size};
+    if (size.size() > 2) {   // 2048kB is also printed as 2MB
+        long kb = std::atol(size.c_str());
+        if (kb >= 1024 && kb % 1024 == 0)
+            sizes.push_back(std::to_string(kb / 1024) + "MB");
+    }
+    for (std::string l : m.labels)
+        for (const std::string& s : sizes) {
+            std::string x = l;
+            size_t at = x.find(SIZE);
+            if (at != std::string::npos)
+                x.replace(at, SIZE.size(), s);
+            if (x == label)
+                return true;
+        }
+    return false;
+}
+
+json metric_values(const RunView& v)
+{
+    json out = json::object();
+    const auto& orders = v.k.cfg().mthp_orders;
+    for (const Metric& m : metrics()) {
+        if (!(m.workloads & v.workload()))
+            continue;
+        if (!m.per_size()) {
+            out[m.name] = m.get(v, 0);
+            continue;
+        }
+        for (unsigned order = 1; order < mm::NR_ORDERS; order++) {
+            bool enabled = std::find(orders.begin(), orders.end(), order) != orders.end();
+            bool any = false;
+            for (uint64_t c : v.k.vm.mthp[order])
+                any |= c != 0;
+            if (enabled || any)
+                out[sized(m.name, order)] = m.get(v, order);
+        }
+    }
+    return out;
+}
+
+Fmt fmt_of(const std::string& metric)
+{
+    if (const Metric* m = find_metric(metric))
+        return m->fmt;
+    auto ends = [&](const char* s) {
+        std::string x(s);
+        return metric.size() > x.size() && metric.compare(metric.size() - x.size(), x.size(), x) == 0;
+    };
+    return ends("_s") ? Fmt::Seconds : ends("_pct") ? Fmt::Percent : Fmt::Count;
+}
+
+bool higher_is_better(const std::string& metric)
+{
+    if (const Metric* m = find_metric(metric))
+        return m->fmt == Fmt::Rate;
+    // Published-only metrics (no model counter yet): throughputs and requests per second.
+    return metric.find("throughput") != std::string::npos || metric == "rps";
+}
+
+std::vector<Row> rows_for(const json& result)
+{
+    const json& res = result.at("metrics");
+    // The workload whose own metrics the result holds.
+    unsigned w = USEMEM;
+    for (const Metric& m : metrics())
+        if (m.workloads == SWAPINOUT && res.contains(m.name))
+            w = SWAPINOUT;
+    std::vector<const Metric*> shown;
+    for (const Metric& m : metrics())
+        if (m.shown & w)
+            shown.push_back(&m);
+    std::vector<Row> rows;
+    for (size_t i = 0; i < shown.size();) {
+        if (!shown[i]->per_size()) {
+            rows.push_back({shown[i]->name, shown[i]->fmt});
+            i++;
+            continue;
+        }
+        size_t end = i;
+        while (end < shown.size() && shown[end]->per_size())
+            end++;
+        for (unsigned order = 1; order < mm::NR_ORDERS; order++)
+            if (res.contains(sized(shown[i]->name, order)))
+                for (size_t j = i; j < end; j++)
+                    rows.push_back({sized(shown[j]->name, order), shown[j]->fmt});
+        i = end;
+    }
+    return rows;
 }
 
 }  // namespace swapsim::report

@@ -155,61 +155,41 @@ json sys_profile(const kernel::Kernel& k)
 json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
                   const workload::Usemem& um, double wall_s)
 {
-    using namespace mm;
     json r;
     r["scenario"] = cfg.s("name");
-    json& m = r["metrics"];
+    RunView v{k};
+    v.usemem = &um;
     const auto& procs = um.procs();
-    double tp_sum = 0, sys = 0, user = 0, elapsed = 0, free_us = 0;
     std::vector<double> tps;
     json per = json::array();
-    size_t killed = 0;
     for (const auto& p : procs) {
         const kernel::Task& t = k.task(p.pid);
-        killed += p.killed;
-        if (!p.killed)
+        // An OOM-killed process prints no statistics: averages are over the others.
+        v.killed += p.killed;
+        if (!p.killed) {
             tps.push_back(double(p.throughput_kbps));
-        tp_sum += double(p.throughput_kbps);
-        sys += t.stime;
-        user += t.utime;
-        elapsed = std::max(elapsed, p.t_exit);
-        free_us += p.free_us;
+            v.tp_sum += double(p.throughput_kbps);
+            v.free_us += p.free_us;
+        }
+        v.sys += t.stime;
+        v.user += t.utime;
+        v.elapsed = std::max(v.elapsed, p.t_exit);
         per.push_back({{"pid", p.pid}, {"cpu", p.cpu}, {"cpu_last", t.cpu}, {"migrations", t.migrations}, {"throughput_kbps", p.throughput_kbps},
                        {"write_s", p.t_done}, {"wall_s", p.t_exit - p.t_start}, {"sys_s", t.stime},
                        {"user_s", t.utime}, {"free_latency_us", p.free_us}, {"reclaimed_pages", t.reclaimed},
                        {"throttled_s", t.throttled_s}, {"io_wait_s", t.io_wait_s}, {"oom_killed", p.killed}});
     }
-    // Killed processes print no statistics: averages are over the ones that finished.
-    size_t n = std::max<size_t>(1, procs.size() - killed);
-    m["throughput_kbps"] = tp_sum / double(n);
-    m["throughput_kbps_sum"] = tp_sum;
-    // usemem as seed 001 prints it (MB = 2^20 bytes): the sum over processes, and per process.
-    m["sum_throughput_mbps"] = tp_sum / 1024.0;
-    m["single_process_throughput_mbps"] = tp_sum / 1024.0 / double(n);
-    m["oom_killed_tasks"] = killed;
-    m["elapsed_s"] = elapsed;
-    m["sys_s"] = sys;
-    m["user_s"] = user;
-    m["free_latency_us"] = free_us / double(std::max<size_t>(1, procs.size()));
-    // Where the charge is: memory.peak, and memory.current with its memory.stat lines when the
-    // last process finished writing (every mapping still resident with -s).
-    m["memory_peak"] = uint64_t(k.memcg.memory.watermark) * PAGE_SIZE;
-    const MemcgStat& w = um.stat_at_writes_done();
-    m["memory_current_at_writes_done"] = w.current;
-    m["anon_at_writes_done"] = w.anon;
-    m["kernel_at_writes_done"] = w.kernel;
-    m["pagetables_at_writes_done"] = w.pagetables;
-    m["zswap_at_writes_done"] = w.zswap;
-    m["zswapped_at_writes_done"] = w.zswapped;
+    v.nproc = std::max<size_t>(1, procs.size() - v.killed);
     // Imbalance: the slowest and fastest process, and how many processes shared an SMT core
     // with another usemem process where they started writing.
     json dist = distribution(tps);
-    m["throughput_kbps_min"] = dist.value("min", 0.0);
-    m["throughput_kbps_max"] = dist.value("max", 0.0);
-    m["smt_shared_tasks"] = smt_shared_tasks(k.cfg().topo, procs);
+    v.tp_min = dist.value("min", 0.0);
+    v.tp_max = dist.value("max", 0.0);
+    v.smt_shared = smt_shared_tasks(k.cfg().topo, procs);
+    r["metrics"] = metric_values(v);
     r["distribution"]["throughput_kbps"] = dist;
     r["per_process"] = per;
-    add_common(r, cfg, scenario_text, k, elapsed, wall_s);
+    add_common(r, cfg, scenario_text, k, v.elapsed, wall_s);
     return r;
 }
 
@@ -234,19 +214,10 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     using namespace mm;
     json r;
     r["scenario"] = cfg.s("name");
-    json& m = r["metrics"];
+    RunView v{k};
+    v.swapinout = &si;
+    r["metrics"] = metric_values(v);
     const workload::SwapinoutResult& res = si.result();
-    const kernel::Task& t = k.task(si.pid());
-    m["swap_out_time_ms"] = 1e3 * res.swap_out_s;
-    m["swap_in_time_ms"] = 1e3 * res.swap_in_s;
-    m["write_time_ms"] = 1e3 * res.write_s;
-    m["compression_ratio_pct"] = res.orig_bytes ? 100.0 * double(res.compr_bytes) / double(res.orig_bytes) : 0.0;
-    m["elapsed_s"] = res.t_end;
-    m["sys_s"] = t.stime;
-    m["user_s"] = t.utime;
-    m["memory_peak"] = uint64_t(k.memcg.memory.watermark) * PAGE_SIZE;
-    m["memory_current_after_pageout"] = res.memcg_after_pageout;
-    m["ram_used_after_pageout"] = res.ram_after_pageout;
     if (k.zram)
         r["devices"]["zram_after_pageout"] = mm_stat(res.zram_after_pageout, res.zram_mem_used_after_pageout);
     add_common(r, cfg, scenario_text, k, res.t_end, wall_s);
@@ -257,35 +228,7 @@ void add_common(json& r, const scenario::Config& cfg, const std::string& scenari
                 double elapsed, double wall_s)
 {
     using namespace mm;
-    json& m = r["metrics"];
-    m["ram_used_peak"] = k.ram_peak_pages() * PAGE_SIZE;
-    m["memcg_high"] = k.memcg.events.high;
-    m["memcg_max"] = k.memcg.events.max;
-    m["memcg_oom"] = k.memcg.events.oom;
-    m["memcg_swap_high"] = k.memcg.events.swap_high;
-    m["memcg_swap_fail"] = k.memcg.events.swap_fail;
-    for (VmEvent e : {PSWPIN, PSWPOUT, ZSWPIN, ZSWPOUT, THP_SWPOUT, THP_SWPOUT_FALLBACK, PGMAJFAULT, PGFAULT,
-                      SWAP_RA, SWAP_RA_HIT, PGSCAN_DIRECT, PGSTEAL_DIRECT, PGACTIVATE, PGDEACTIVATE, PGROTATED,
-                      THP_FAULT_ALLOC, THP_FAULT_FALLBACK, THP_FAULT_FALLBACK_CHARGE, THP_SPLIT_PAGE,
-                      PGSCAN_KSWAPD, PGSTEAL_KSWAPD, ALLOCSTALL, OOM_KILL})
-        m[vm_event_name(e)] = k.vm[e];
-    double kswapd_s = 0;
-    for (const kernel::NodeMem& nd : k.nodes())
-        kswapd_s += nd.kswapd_sys_s;
-    m["kswapd_sys_s"] = kswapd_s;
-    // Per-size mTHP stats for every enabled size and any size that counted something.
-    for (unsigned order = 1; order < NR_ORDERS; order++) {
-        bool enabled = std::find(k.cfg().mthp_orders.begin(), k.cfg().mthp_orders.end(), order) !=
-                       k.cfg().mthp_orders.end();
-        bool any = false;
-        for (uint64_t v : k.vm.mthp[order])
-            any |= v != 0;
-        if (!enabled && !any)
-            continue;
-        std::string sz = order_size_name(order);
-        for (unsigned st = 0; st < NR_MTHP_STATS; st++)   // hugepages-<size>kB/stats/*
-            m[std::string(mthp_stat_name(MthpStat(st))) + "_" + sz] = k.vm.mthp[order][st];
-    }
+    const json& m = r["metrics"];
     json& dev = r["devices"];
     const MemcgStat end = k.memcg.stat();   // at the end of the run
     dev["memcg"] = {{"memory_peak_bytes", m["memory_peak"]},
@@ -373,65 +316,11 @@ void add_common(json& r, const scenario::Config& cfg, const std::string& scenari
                        {"sim_to_wall", wall_s > 0 ? elapsed / wall_s : 0.0}};
 }
 
-std::vector<Row> rows_for(const json& result)
+std::string format_number(double v, Fmt f)
 {
-    if (result.at("metrics").contains("swap_out_time_ms")) {   // the swapinout workload (seed 003)
-        std::vector<Row> rows = {{"swap_out_time_ms", "swap-out time(ms)"},
-                                 {"swap_in_time_ms", "swap-in time(ms)"},
-                                 {"compression_ratio_pct", "compression ratio", Row::Percent},
-                                 {"sys_s", "sys time (sec)", Row::Seconds},
-                                 {"pswpout", "pswpout"},
-                                 {"pswpin", "pswpin"},
-                                 {"pgmajfault", "pgmajfault"}};
-        for (unsigned order = 1; order < mm::NR_ORDERS; order++) {
-            std::string sz = mm::order_size_name(order);
-            if (result["metrics"].contains("swpin_" + sz))
-                for (const char* st : {"swpout_", "swpin_", "swpin_fallback_", "swpin_fallback_charge_"})
-                    rows.push_back({st + sz, st + sz});
-        }
-        rows.push_back({"ram_used_peak", "RAM used, peak (bytes)"});
-        rows.push_back({"memory_peak", "memory.peak (bytes)"});
-        return rows;
-    }
-    std::vector<Row> rows = {
-        {"throughput_kbps", "Throughput (KB/s)", Row::Rate},
-        {"throughput_kbps_sum", "Throughput sum (KB/s)", Row::Rate},
-        {"elapsed_s", "elapsed time (sec)", Row::Seconds},
-        {"sys_s", "sys time (sec)", Row::Seconds},
-        {"user_s", "user time (sec)", Row::Seconds},
-        {"memcg_high", "memcg_high"},
-        {"memcg_swap_fail", "memcg_swap_fail"},
-        {"pswpin", "pswpin"},
-        {"pswpout", "pswpout"},
-        {"zswpin", "zswpin"},
-        {"zswpout", "zswpout"},
-        {"thp_swpout", "thp_swpout"},
-        {"thp_swpout_fallback", "thp_swpout_fallback"},
-    };
-    const json& m = result.at("metrics");
-    for (unsigned order = 1; order < mm::NR_ORDERS; order++) {
-        std::string sz = mm::order_size_name(order);
-        if (m.contains("swpout_fallback_" + sz))
-            rows.push_back({"swpout_fallback_" + sz, sz + "-mthp_swpout_fallback"});
-    }
-    rows.push_back({"pgmajfault", "pgmajfault"});
-    for (unsigned order = 1; order < mm::NR_ORDERS; order++) {
-        std::string sz = mm::order_size_name(order);
-        if (m.contains("zswpout_" + sz)) {
-            rows.push_back({"zswpout_" + sz, "ZSWPOUT-" + sz});
-            rows.push_back({"swpout_" + sz, "SWPOUT-" + sz});
-        }
-    }
-    rows.push_back({"swap_ra", "swap_ra"});
-    rows.push_back({"swap_ra_hit", "swap_ra_hit"});
-    return rows;
-}
-
-std::string format_number(double v, Row::Fmt f)
-{
-    if (f == Row::Seconds)
+    if (f == Fmt::Seconds)
         return fmt::format("{:.2f}", v);
-    if (f == Row::Percent)
+    if (f == Fmt::Percent)
         return fmt::format("{:.2f}%", v);
     // Thousands separators, as the seeds print counts and KB/s.
     std::string digits = fmt::format("{:.0f}", std::fabs(v));
@@ -489,7 +378,7 @@ std::string format_table(const std::vector<const json*>& cols, bool change)
             std::string ch;
             if (b.contains(r.metric)) {
                 double vb = b[r.metric].get<double>(), vn = first[r.metric].get<double>();
-                bool better_up = r.fmt == Row::Rate, time = r.fmt == Row::Seconds;
+                bool better_up = r.fmt == Fmt::Rate, time = r.fmt == Fmt::Seconds;
                 if (vb != 0) {
                     double d = better_up ? (vn - vb) / vb : time ? (vb - vn) / vb : (vn - vb) / vb;
                     ch = fmt::format("{:+.1f}%", 100 * d);

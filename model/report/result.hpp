@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/metrics.hpp"
 #include "scenario/registry.hpp"
 
 namespace swapsim::kernel { class Kernel; }
@@ -22,14 +23,7 @@ nlohmann::json build_result(const scenario::Config& cfg, const std::string& scen
 void add_common(nlohmann::json& r, const scenario::Config& cfg, const std::string& scenario_text,
                 const kernel::Kernel& k, double elapsed, double wall_s);
 
-// One row of a seed-style table: the metric key in result.json and the label the seeds print.
-struct Row {
-    std::string metric, label;
-    enum Fmt { Count, Seconds, Rate, Percent } fmt = Count;
-};
-// Rows for a result: the seed tables' rows, with the per-size mTHP rows of its enabled sizes.
-std::vector<Row> rows_for(const nlohmann::json& result);
-std::string format_number(double v, Row::Fmt f);
+std::string format_number(double v, Fmt f);
 // Rows are metrics, the column is this scenario (the seeds' layout).
 std::string format_table(const nlohmann::json& result);
 // Several columns (--set values under each name); with `change`, cols = {baseline, new} and a

@@ -13,8 +13,6 @@ namespace swapsim::scenario {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double KiB = 1024.0, MiB = 1024.0 * KiB, GiB = 1024.0 * MiB;
-// Read by name in run/run.cpp (zram, swapinout, #25): not yet bound to a field.
-constexpr const char* kByName = "read by name in run/run.cpp (zram / swapinout): to bind to a field";
 constexpr const char* est = "estimate from kernel code size and x86 latencies; fitted by swapsim calibrate";
 
 struct Table {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "mm/types.hpp"
+#include "scenario/compressors.hpp"
 
 namespace swapsim::scenario {
 
@@ -30,6 +31,39 @@ uint64_t pages_or_max(double bytes)
 }
 
 namespace {
+
+// zram: its codec on the workload's data, per block order, from the measured table; usemem
+// data keeps the fitted 4 KiB costs of cost.compress.<codec>.usemem_* and scales them by the
+// table's block-size trend.
+void derive_zram(Settings& s)
+{
+    kernel::KConfig& k = s.kernel;
+    const ZramSettings& zs = s.zram;
+    kernel::ZramConfig& z = k.zram;
+    z.multi_order = zs.multi_pages ? zs.multi_pages_order : 0;
+    const bool usemem = s.workload == WorkloadType::Usemem;
+    const std::string& codec = zs.comp_algorithm;
+    const std::string kind = usemem ? "usemem" : zs.data;
+    z.data.zero_share = usemem ? 0 : zs.zero_pages_pct / 100;
+    // Table ns on one vCPU of the measurement VM, taken at 2.5 GHz as the usemem costs are.
+    const double s_per_ns = zs.kernel_factor * 1e-9 * 2.5e9 / k.hz;
+    const CodecPoint base = codec_point(codec, kind, 0);
+    double len_scale = 1, comp_scale = s_per_ns, decomp_scale = s_per_ns;
+    if (kind == "usemem") {
+        const Compressors& t = s.compressors;
+        const kernel::CompressorModel& m = codec == "zstd" ? t.zstd : codec == "lz4" ? t.lz4 : t.lzo_rle;
+        len_scale = double(m.comp_len) / (base.ratio * double(mm::PAGE_SIZE));
+        comp_scale = m.comp_s / (base.comp_ns);
+        decomp_scale = m.decomp_s / (base.decomp_ns);
+    }
+    for (unsigned o = 0; o < z.data.kind.size(); o++) {
+        CodecPoint a = codec_point(codec, kind, o), zp = codec_point(codec, "zero", o);
+        z.data.kind[o] = {a.ratio * len_scale, a.comp_ns * comp_scale, a.decomp_ns * decomp_scale};
+        z.data.zero[o] = {zp.ratio, zp.comp_ns * s_per_ns, zp.decomp_ns * s_per_ns};
+    }
+    if (k.dev == kernel::SwapDev::Zram)
+        k.swap_slots = zs.disksize_pages;
+}
 
 // The fields no row states, computed from those that do.
 void derive(Settings& s)
@@ -58,6 +92,12 @@ void derive(Settings& s)
     s.platform.threads_per_core = k.topo.threads_per_core;
     s.platform.hz = k.hz;
 
+    derive_zram(s);
+    // The swapinout benchmark steps and writes as usemem does, on the first allowed CPU.
+    s.swapinout.chunk = s.usemem.write_chunk;
+    s.swapinout.user_bw = s.usemem.user_write_bw;
+    s.swapinout.cpu = s.cpus.empty() ? 0 : s.cpus.front();
+
     const hw::IaaParams& dev = k.iaa.dev;
     if (k.comp.hw && k.zswap && int(dev.offline.size()) >= dev.devices_per_socket * k.topo.sockets)
         throw std::runtime_error("every IAA device is offline: deflate-iaa has no device");
@@ -75,11 +115,13 @@ std::vector<FieldRef> derived_fields()
         field_ref(compressor, &CompressorModel::hw),
         field_ref(platform, &PlatformSpec::sockets), field_ref(platform, &PlatformSpec::cores_per_socket),
         field_ref(platform, &PlatformSpec::threads_per_core), field_ref(platform, &PlatformSpec::hz),
-        // filled by name in run/run.cpp (zram, #25): to bind
-        field_ref(kernel, &KConfig::zram), field_ref(kernel, &KConfig::mthp_alloc_fail),
+        field_ref(zram, &kernel::ZramConfig::multi_order), field_ref(zram, &kernel::ZramConfig::data),
+        field_ref(swapinout, &workload::SwapinoutConfig::chunk), field_ref(swapinout, &workload::SwapinoutConfig::user_bw),
+        field_ref(swapinout, &workload::SwapinoutConfig::cpu),
         // sections
         field_ref(run, &Settings::kernel), field_ref(run, &Settings::usemem), field_ref(run, &Settings::platform),
-        field_ref(run, &Settings::compressors), field_ref(kernel, &KConfig::topo), field_ref(kernel, &KConfig::comp),
+        field_ref(run, &Settings::compressors), field_ref(run, &Settings::swapinout), field_ref(run, &Settings::zram),
+        field_ref(kernel, &KConfig::zram), field_ref(kernel, &KConfig::topo), field_ref(kernel, &KConfig::comp),
         field_ref(kernel, &KConfig::iaa), field_ref(kernel, &KConfig::ssd), field_ref(kernel, &KConfig::hdd),
         field_ref(kernel, &KConfig::c),
         field_ref(iaa, &kernel::IaaConfig::dev), field_ref(compressors, &Compressors::zstd),
@@ -131,10 +173,13 @@ Settings fill_settings(const Config& cfg)
 
 std::string time_limit_message(const Config& cfg)
 {
-    return fmt::format("simulated time passed sim.time_limit ({}) before the {} usemem processes "
-                       "finished (memory.high {}, {} each); give the cgroup more room or raise sim.time_limit",
-                       cfg.show("sim.time_limit"), cfg.i("workload.usemem.nproc"), cfg.show("kernel.memcg.high"),
-                       cfg.show("workload.usemem.size"));
+    std::string before = cfg.s("workload.type") == "swapinout"
+                             ? std::string("the swapinout rounds finished")
+                             : fmt::format("the {} usemem processes finished (memory.high {}, {} each); give the cgroup "
+                                           "more room or raise sim.time_limit",
+                                           cfg.i("workload.usemem.nproc"), cfg.show("kernel.memcg.high"),
+                                           cfg.show("workload.usemem.size"));
+    return fmt::format("simulated time passed sim.time_limit ({}) before {}", cfg.show("sim.time_limit"), before);
 }
 
 std::string progress_message(const Config& cfg, double now)
@@ -151,6 +196,8 @@ std::vector<std::string> binding_problems(const Registry& reg)
         info<hw::BlockDevParams>("hw::BlockDevParams"), info<hw::HddParams>("hw::HddParams"),
         info<workload::UsememConfig>("workload::UsememConfig"),
         info<engine::PlatformSpec>("engine::PlatformSpec"), info<Compressors>("Compressors"), info<IaaJobNs>("IaaJobNs"),
+        info<workload::SwapinoutConfig>("workload::SwapinoutConfig"), info<ZramSettings>("ZramSettings"),
+        info<kernel::ZramConfig>("kernel::ZramConfig"),
     };
     std::vector<std::string> bad;
     std::map<std::pair<const void*, size_t>, std::string> filled;     // (section, offset) -> row

@@ -14,6 +14,7 @@
 #include "engine/sim.hpp"
 #include "kernel/config.hpp"
 #include "scenario/registry.hpp"
+#include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
 
 namespace swapsim::scenario {
@@ -30,9 +31,26 @@ struct Compressors {
     IaaJobNs iaa_fixed, iaa_canned;
 };
 
+// zram's rows as given; derive() turns them into kernel.zram's data model (the codec on the
+// workload's data, from the measured table of scenario/compressors.hpp) and its swap slots.
+struct ZramSettings {
+    uint64_t disksize_pages = 0;     // swap.zram.disksize
+    std::string comp_algorithm;      // swap.zram.comp_algorithm
+    bool multi_pages = false;        // swap.zram.multi_pages
+    unsigned multi_pages_order = 0;  // swap.zram.multi_pages_order
+    double kernel_factor = 1;        // cost.compress.kernel_factor
+    std::string data;                // workload.swapinout.data: the data kind written
+    double zero_pages_pct = 0;       // workload.swapinout.zero_pages
+};
+
+enum class WorkloadType { Usemem, Swapinout };   // workload.type, in its options' order
+
 struct Settings {
     kernel::KConfig kernel;
+    WorkloadType workload = WorkloadType::Usemem;
     workload::UsememConfig usemem;
+    workload::SwapinoutConfig swapinout;
+    ZramSettings zram;
     engine::PlatformSpec platform;
     Compressors compressors;
     std::vector<int> cpus;           // workload.cpus: the logical CPUs the tasks may use
@@ -60,6 +78,9 @@ inline kernel::CompressorModel& deflate_iaa_canned(Settings& s) { return s.compr
 inline IaaJobNs& iaa_fixed(Settings& s) { return s.compressors.iaa_fixed; }
 inline IaaJobNs& iaa_canned(Settings& s) { return s.compressors.iaa_canned; }
 inline workload::UsememConfig& usemem(Settings& s) { return s.usemem; }
+inline workload::SwapinoutConfig& swapinout(Settings& s) { return s.swapinout; }
+inline ZramSettings& zram_settings(Settings& s) { return s.zram; }
+inline kernel::ZramConfig& zram(Settings& s) { return s.kernel.zram; }
 inline engine::PlatformSpec& platform(Settings& s) { return s.platform; }
 }  // namespace section
 
@@ -140,7 +161,7 @@ struct Row {
 // std::runtime_error for a combination the kernel cannot run (every IAA device offline).
 Settings fill_settings(const Config& cfg);
 
-// The watchdog's message when simulated time passes sim.time_limit.
+// The watchdog's message when simulated time passes sim.time_limit, by workload.
 std::string time_limit_message(const Config& cfg);
 // The progress line: simulated time `now` against sim.time_limit.
 std::string progress_message(const Config& cfg, double now);

@@ -1,5 +1,5 @@
-// Registry rows of the usemem workload (workload/usemem.hpp): its command line, the CPUs it
-// may use, its user-space costs and its simulated step.
+// Registry rows of the workloads: usemem (workload/usemem.hpp): its command line, the CPUs it
+// may use, its user-space costs and its simulated step; swapinout (workload/swapinout.hpp).
 #include "scenario/param_table.hpp"
 
 #include "mm/types.hpp"
@@ -23,11 +23,11 @@ std::vector<int> allowed_cpus(const Config& cfg, const ParamDef& d, const Settin
 void add_workload_params(Table& t)
 {
     // ---- vm-scalability usemem ----
-    t.choice(Category::Workload, "workload.type", "usemem", {"usemem", "swapinout"}, "workload model: vm-scalability usemem, or a swap-out/swap-in loop (MADV_PAGEOUT, then read back)", "swapsim").no_field("run/run.cpp: picks the workload");
-    t.size(Category::Workload, "workload.swapinout.size", 100 * MiB, 4096, 1e13, "swapinout: bytes mapped, written, paged out (MADV_PAGEOUT) and read back per round", "seed 003: 100MiB").no_field(kByName);
-    t.integer(Category::Workload, "workload.swapinout.rounds", "", 100, 1, 100000, "swapinout: rounds of mmap, write, MADV_PAGEOUT, read, munmap", "seed 003: 100 times").no_field(kByName);
-    t.choice(Category::Workload, "workload.swapinout.data", "mixed", {"usemem", "mixed", "elf", "text", "random", "zero"}, "swapinout: data kind written (compressors.md section 3; its measured ratio and cost per codec and block size)", "compressors.md section 6: mixed is the default typical anonymous page").no_field(kByName);
-    t.real(Category::Workload, "workload.swapinout.zero_pages", "%", 0, 0, 100, "swapinout: share of the written pages left zero (same-filled), spread over the mapping", "default: none besides the data kind's own").no_field(kByName);
+    t.choice(Category::Workload, "workload.type", "usemem", {"usemem", "swapinout"}, "workload model: vm-scalability usemem, or a swap-out/swap-in loop (MADV_PAGEOUT, then read back)", "swapsim").to(section::run, &Settings::workload);
+    t.size(Category::Workload, "workload.swapinout.size", 100 * MiB, 4096, 1e13, "swapinout: bytes mapped, written, paged out (MADV_PAGEOUT) and read back per round", "seed 003: 100MiB").to(section::swapinout, &workload::SwapinoutConfig::size, whole_pages);
+    t.integer(Category::Workload, "workload.swapinout.rounds", "", 100, 1, 100000, "swapinout: rounds of mmap, write, MADV_PAGEOUT, read, munmap", "seed 003: 100 times").to(section::swapinout, &workload::SwapinoutConfig::rounds);
+    t.choice(Category::Workload, "workload.swapinout.data", "mixed", {"usemem", "mixed", "elf", "text", "random", "zero"}, "swapinout: data kind written (compressors.md section 3; its measured ratio and cost per codec and block size)", "compressors.md section 6: mixed is the default typical anonymous page").to(section::zram_settings, &ZramSettings::data);
+    t.real(Category::Workload, "workload.swapinout.zero_pages", "%", 0, 0, 100, "swapinout: share of the written pages left zero (same-filled), spread over the mapping", "default: none besides the data kind's own").to(section::zram_settings, &ZramSettings::zero_pages_pct);
     t.integer(Category::Workload, "workload.usemem.nproc", "processes", 70, 1, 100000, "usemem -n: processes, one mapping each", "seed 000: usemem -n 70").to(section::usemem, &workload::UsememConfig::nproc);
     t.size(Category::Workload, "workload.usemem.size", 1.0 * GiB, 0, 1e14, "usemem size: bytes mapped and written per process", "seed 000: usemem 1g").to(section::usemem, &workload::UsememConfig::size, whole_pages);
     t.time(Category::Workload, "workload.usemem.sleep", 10, 0, 86400, "usemem -s: sleep after writing, memory still mapped", "seed 000: usemem -s 10").to(section::usemem, &workload::UsememConfig::sleep_s);

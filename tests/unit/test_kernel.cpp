@@ -461,3 +461,21 @@ TEST_CASE("si->lock: a slot-cache refill holds it per slot allocated, munmap per
     CHECK(runs1 == runs);
     CHECK(h1 - h0 == Approx(3e-7 * double(refilled) + 5e-7 * double(runs)).epsilon(1e-9));
 }
+
+TEST_CASE("yield points: each flush checks the invariants, and a broken one names the path", "[kernel][yield]")
+{
+    World w(small_config(), 1024);
+    w.k.check_yields = true;
+    {
+        Ctx c(w.k, w.task(), w.clk);
+        w.write(c, 256);
+    }
+    CHECK(w.k.yield_checks > 0);
+    // Half-done work left visible at a yield: a charge with no folio behind it.
+    Ctx c(w.k, w.task(), w.clk);
+    w.k.memcg.memory.usage += 1;
+    CHECK_THROWS_WITH(c.flush(), Catch::Contains("invariant broken at a yield point of") &&
+                                     Catch::Contains("memcg usage"));
+    w.k.memcg.memory.usage -= 1;
+    CHECK(w.k.check_at_yield() == "");
+}

@@ -175,7 +175,7 @@ TEST_CASE("metrics: every metric of result.json is documented, under the name th
     size_t n = 0;
     for (auto& [name, v] : res["metrics"].items()) {
         INFO(name);
-        const swapsim::report::MetricDoc* doc = swapsim::report::find_metric_doc(name);
+        const swapsim::report::Metric* doc = swapsim::report::find_metric(name);
         REQUIRE(doc);
         CHECK(!doc->unit.empty());
         CHECK(!doc->kernel.empty());
