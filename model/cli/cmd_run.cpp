@@ -1,5 +1,6 @@
 // swapsim run SCENARIO.json [--baseline B.json] [--out DIR] [--set key=value ...] [--params FILE ...]
 //             [--trace FILE [--trace-step S]] [--profile] [-v]
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,7 +48,12 @@ void usage(FILE* f)
         "  --profile             also print sys time by model function (kernel names), spin apart, like\n"
         "                        perf report; result.json gets sys_profile. The run is slower\n"
         "  -v                    verbose SimGrid logging\n"
-        "On a terminal, stderr shows the simulated time against sim.time_limit while it runs.\n");
+        "On a terminal, stderr shows the simulated time against sim.time_limit while it runs.\n"
+        "A run stops with exit status 1 past sim.time_limit (simulated seconds), sim.wall_limit (wall-clock\n"
+        "seconds, default 1h) or sim.rss_limit (memory, default 8G): set them in the scenario or with --set.\n"
+        "At its end it checks its invariants (user + sys within elapsed x CPUs, no negative time, RAM and\n"
+        "memory.max not passed, pgsteal against zswpout + pswpout, every written page resident or swapped\n"
+        "out); a broken one is a bug in the model: one line naming it, exit status 3.\n");
 }
 
 // The output folder must be writable before a long run starts; it is created only when the
@@ -118,14 +124,17 @@ struct BaselineRun {
     std::string tmp;
     pid_t child = -1;
 
-    ~BaselineRun()
+    ~BaselineRun() { stop(); }
+    void stop()
     {
         if (child > 0) {
             ::kill(child, SIGTERM);
             ::waitpid(child, nullptr, 0);
+            child = -1;
         }
         if (!tmp.empty())
             fs::remove_all(tmp);
+        tmp.clear();
     }
     void start(const std::string& scenario, const std::vector<std::string>& base_args)
     {
@@ -149,10 +158,24 @@ struct BaselineRun {
             std::getline(e, line);
             std::fprintf(stderr, "swapsim run: baseline %s: %s\n", scenario.c_str(),
                          line.empty() ? "simulation failed" : line.c_str());
-            return WIFEXITED(st) && WEXITSTATUS(st) == 2 ? 2 : 1;
+            return WIFEXITED(st) && (WEXITSTATUS(st) == 2 || WEXITSTATUS(st) == 3) ? WEXITSTATUS(st) : 1;
         }
         out = nlohmann::json::parse(std::ifstream(tmp + "/b/result.json"));
         return 0;
+    }
+};
+
+// The --trace file of a run that fails is removed (a regular file only: never a device such
+// as /dev/full, or a FIFO), so no partial trace is left behind.
+struct TraceFile {
+    std::string path;
+    bool keep = false;
+    ~TraceFile() { remove(); }
+    void remove()
+    {
+        struct stat st {};
+        if (!keep && !path.empty() && ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+            ::unlink(path.c_str());
     }
 };
 
@@ -179,7 +202,13 @@ int cmd_run(int argc, char** argv)
         return 2;
     }
     a.ro.progress = ::isatty(2) && !a.ro.verbose;
+    a.ro.source = a.path;
     BaselineRun b;
+    TraceFile trace;
+    a.ro.on_budget = [&] {   // past sim.wall_limit or sim.rss_limit: the run exits from its watcher
+        b.stop();
+        trace.remove();
+    };
     try {
         std::string text = scenario::read_input_file(a.path);   // read once: a FIFO reads only once
         scenario::Config cfg = scenario::load_scenario_text(text, a.path, a.lo);
@@ -189,6 +218,7 @@ int cmd_run(int argc, char** argv)
             std::fprintf(stderr, "%s\n", bad.c_str());
             return 2;
         }
+        trace.path = a.ro.trace;
         if (!a.baseline.empty())
             b.start(a.baseline, a.base_args);
         nlohmann::json result = run::run_scenario(cfg, text, a.ro);
@@ -205,9 +235,13 @@ int cmd_run(int argc, char** argv)
         std::fputs(report::format_profile(result).c_str(), stdout);
         if (!a.out.empty())
             report::write_result(a.out, result);
+        trace.keep = true;
     } catch (const scenario::InputError& e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 2;
+    } catch (const run::InternalError& e) {   // a bug in the model: exit 3, never a number
+        std::fprintf(stderr, "swapsim run: %s: internal error: %s\n", a.path.c_str(), e.what());
+        return 3;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim run: %s: %s\n", a.path.c_str(), e.what());
         return 1;

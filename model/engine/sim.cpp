@@ -42,6 +42,10 @@ Sim::Sim(int* argc, char** argv, const PlatformSpec& p, bool verbose) : impl_(ne
     if (!verbose)
         xbt_log_control_set("root.thresh:critical");
     impl_->engine = std::make_unique<sg4::Engine>(argc, argv);
+#ifdef SWAPSIM_THREAD_CONTEXTS
+    // The sanitiser build (cmake -DSWAPSIM_SANITIZE=ON): one thread per actor, stacks ASan knows.
+    sg4::Engine::set_config("contexts/factory:thread");
+#endif
     g_hz = p.hz;
     auto* zone = sg4::create_full_zone("machine");
     double speed = p.threads_per_core > 1 ? p.hz * p.smt_yield : p.hz;

@@ -8,6 +8,13 @@ namespace swapsim::hw {
 
 namespace {
 constexpr float kFull = float(Lock::kBin * (1 - 1e-6));
+// The bin holding time x: floor(x / kBin), inline (std::floor is a libm call on baseline x86-64).
+inline int64_t bin_of(double x)
+{
+    double q = x / Lock::kBin;
+    auto i = int64_t(q);
+    return i - int64_t(double(i) > q);
+}
 }  // namespace
 
 namespace {
@@ -38,8 +45,7 @@ Lock::Block* Lock::get_block(int64_t id)
         f.pop_back();
     }
     b->id = id;
-    for (Bin& x : b->bins)
-        x = Bin{};
+    b->inited = 0;   // cleared lazily (at()): most blocks see only their first bins booked
     return b;
 }
 
@@ -50,6 +56,7 @@ void Lock::put_block(Block* b)
 
 void Lock::release_all()
 {
+    hot_ = nullptr;
     for (Block*& b : ring_)
         if (b) {
             put_block(b);
@@ -75,10 +82,11 @@ Lock& Lock::operator=(const Lock& o)
 }
 
 Lock::Lock(Lock&& o) noexcept
-    : handoff_(o.handoff_), st_(o.st_), ring_(std::move(o.ring_)), floor_(o.floor_), iv_(std::move(o.iv_)),
-      latest_(o.latest_), last_end_(std::move(o.last_end_))
+    : handoff_(o.handoff_), st_(o.st_), ring_(std::move(o.ring_)), hot_(o.hot_), floor_(o.floor_),
+      iv_(std::move(o.iv_)), latest_(o.latest_), last_end_(std::move(o.last_end_))
 {
     o.ring_.clear();
+    o.hot_ = nullptr;
     o.iv_.clear();
 }
 
@@ -89,6 +97,8 @@ Lock& Lock::operator=(Lock&& o) noexcept
         handoff_ = o.handoff_;
         st_ = o.st_;
         ring_ = std::move(o.ring_);
+        hot_ = o.hot_;
+        o.hot_ = nullptr;
         floor_ = o.floor_;
         iv_ = std::move(o.iv_);
         latest_ = o.latest_;
@@ -110,27 +120,41 @@ size_t Lock::blocks() const
 
 Lock::Bin* Lock::find(int64_t b)
 {
-    if (ring_.empty())
-        return nullptr;
     int64_t id = b >> kBlockShift;
-    Block* blk = ring_[size_t(id & (kRing - 1))];
-    return blk && blk->id == id ? &blk->bins[b & ((1 << kBlockShift) - 1)] : nullptr;
+    Block* blk = hot_;
+    if (!blk || blk->id != id) {
+        if (ring_.empty())
+            return nullptr;
+        blk = ring_[size_t(id & (kRing - 1))];
+        if (!blk || blk->id != id)
+            return nullptr;
+        hot_ = blk;
+    }
+    int32_t i = int32_t(b & ((1 << kBlockShift) - 1));
+    return i < blk->inited ? &blk->bins[i] : nullptr;
 }
 
 Lock::Bin& Lock::at(int64_t b)
 {
-    if (ring_.empty())
-        ring_.assign(size_t(kRing), nullptr);
     int64_t id = b >> kBlockShift;
-    Block*& blk = ring_[size_t(id & (kRing - 1))];
+    Block* blk = hot_;
     if (!blk || blk->id != id) {
-        // A new block replaces the one of its slot, which find() can no longer reach; other
-        // stale blocks go back to the free list at the next prune().
-        if (blk)
-            put_block(blk);
-        blk = get_block(id);
+        if (ring_.empty())
+            ring_.assign(size_t(kRing), nullptr);
+        Block*& slot = ring_[size_t(id & (kRing - 1))];
+        if (!slot || slot->id != id) {
+            // A new block replaces the one of its slot, which find() can no longer reach; other
+            // stale blocks go back to the free list at the next prune().
+            if (slot)
+                put_block(slot);
+            slot = get_block(id);
+        }
+        blk = hot_ = slot;
     }
-    return blk->bins[b & ((1 << kBlockShift) - 1)];
+    int32_t i = int32_t(b & ((1 << kBlockShift) - 1));
+    for (; blk->inited <= i; blk->inited++)
+        blk->bins[blk->inited] = Bin{};
+    return blk->bins[i];
 }
 
 void Lock::prune(double now)
@@ -140,11 +164,13 @@ void Lock::prune(double now)
     iv_.drop_before(now);
     if (ring_.empty())
         return;
-    int64_t id = int64_t(std::floor(now / kBin)) >> kBlockShift;
+    int64_t id = bin_of(now) >> kBlockShift;
     floor_ = std::max(floor_, id << kBlockShift);
     bool any = false;
     for (Block*& b : ring_) {
         if (b && b->id < id) {
+            if (hot_ == b)
+                hot_ = nullptr;
             put_block(b);
             b = nullptr;
         }
@@ -207,7 +233,7 @@ void Lock::to_bins()
     ring_.assign(size_t(kRing), nullptr);
     for (const BusyInterval& x : iv_) {
         double a = x.first, z = x.second;
-        int64_t first = int64_t(std::floor(a / kBin)), last = int64_t(std::floor(z / kBin));
+        int64_t first = bin_of(a), last = bin_of(z);
         for (int64_t b = first; b <= last; b++) {
             double bs = double(b) * kBin;
             double take = std::min(z, bs + kBin) - std::max(a, bs);
@@ -225,7 +251,7 @@ double Lock::acquire_one(double t, double hold, double from)
     if (ring_.empty())
         return acquire_interval(t, hold);
     from = std::max(t, from);
-    int64_t b = int64_t(std::floor(from / kBin));
+    int64_t b = bin_of(from);
     if (b < floor_) {   // before what was pruned: it happens at the oldest kept time
         b = floor_;
         t = from = double(b) * kBin;

@@ -78,6 +78,7 @@ private:
     static constexpr int64_t kRing = 256;    // blocks kept per lock: 16 ms
     struct Block {
         int64_t id;
+        int32_t inited;   // bins [0, inited) are set; later ones are cleared when first reached
         Bin bins[1 << kBlockShift];
     };
     static Block* get_block(int64_t id);      // from a process-wide free list
@@ -95,6 +96,7 @@ private:
     double handoff_;
     LockStats st_;
     std::vector<Block*> ring_;        // bin mode: block id % kRing -> block
+    Block* hot_ = nullptr;            // the block last found, in ring_ (most lookups hit it)
     int64_t floor_ = INT64_MIN;       // bins before this were pruned
     BusyTimeline iv_;                 // interval mode
     double latest_ = 0;

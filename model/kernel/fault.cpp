@@ -165,6 +165,10 @@ void Kernel::free_folio(Ctx& c, folio_t f)
     Folio& fo = folios[f];
     unsigned nr = fo.nr_pages();
     int nid = fo.nid;
+    if (fo.test(PG_wrote)) {   // swapped out, then freed by munmap or exit (reclaim clears it first)
+        swapout_acct.written_resident -= nr;
+        swapout_acct.written_unmapped += nr;
+    }
     c.sys(k.free_folio);
     // Folios are freed in batches (free_unref_folios): one uncharge of the page counter per
     // batch of 31.

@@ -438,6 +438,26 @@ std::vector<std::pair<std::string, const hw::LockStats*>> Kernel::lock_stats() c
     return out;
 }
 
+Kernel::Census Kernel::census(const std::vector<uint32_t>& mm_ids) const
+{
+    Census n;
+    for (uint32_t id : mm_ids) {
+        const MmStruct& m = mms[id];
+        n.processes++;
+        for (const Vma& v : m.vmas)
+            n.pages_written += v.pte.size();
+        n.resident_pages += m.rss_anon;
+        n.swapped_pages += m.swapents;
+    }
+    if (swap) {
+        n.swap_slots_in_use = swap->inuse_pages();
+        n.swap_slot_cache = swap->cached_slots();
+    }
+    n.zswap_stored_pages = zswap.stored_pages;
+    n.zswap_pool_bytes = zpool.pool_pages() * PAGE_SIZE;
+    return n;
+}
+
 std::string Kernel::check_invariants() const
 {
     std::ostringstream err;

@@ -293,6 +293,22 @@ public:
         uint64_t stored_pages = 0, pool_limit_hit = 0, reject_compress_poor = 0, reject_compress_fail = 0,
                  reject_large = 0, written_back = 0;
     } zswap;
+    // Where each swapped-out page went, so that pgsteal and the swap-outs add up (checked at the
+    // end of a run): pgsteal_direct + pageout_freed + written_unmapped + written_again + written_resident =
+    // zswpout + pswpout + freed_clean. A folio counts its write (PG_wrote) until reclaim frees it.
+    struct SwapoutAccounting {
+        uint64_t freed_clean = 0;      // pages reclaim freed with no swap-out of their own (clean
+                                       // swap cache: read ahead or swapped in, unchanged since)
+        uint64_t pageout_freed = 0;    // pages MADV_PAGEOUT freed (counted in no pgsteal)
+        uint64_t written_unmapped = 0; // swapped-out pages that munmap or exit freed before reclaim
+                                       // did (their write still in flight, or in the swap cache)
+        uint64_t written_again = 0;    // swapped-out pages refaulted from the swap cache, redirtied
+                                       // and swapped out again (two writes, one free)
+        uint64_t written_resident = 0; // swapped-out pages still in memory (writeback, swap cache)
+    } swapout_acct;
+    // A swap-out of folio `f` (zswap store or swap_writepage) and reclaim's free of it.
+    void note_swapout(mm::Folio& f);
+    void note_reclaim_free(mm::Folio& f);
     // When the higher-priority swap file first ran out of room (large folios get slots from
     // then on); -1 while it never did.
     double swapfile_full_at = -1;
@@ -309,6 +325,19 @@ public:
     std::unordered_map<const char*, double> sys_profile, spin_profile;
     // Named locks with their contention statistics, for result.json.
     std::vector<std::pair<std::string, const hw::LockStats*>> lock_stats() const;
+    // Where the pages of some processes' mappings are at one moment (result.json's
+    // "at_writes_done"): every page they wrote is resident or swapped out.
+    struct Census {
+        uint64_t processes = 0;
+        uint64_t pages_written = 0;        // pages of their mappings (each written once at least)
+        uint64_t resident_pages = 0;       // rss_anon: mapped by a present PTE
+        uint64_t swapped_pages = 0;        // swapents: a swap PTE
+        uint64_t swap_slots_in_use = 0;    // slots with a reference or in the swap cache, all tasks
+        uint64_t swap_slot_cache = 0;      // of them, held in per-CPU slot caches
+        uint64_t zswap_stored_pages = 0;   // zswap's pool contents
+        uint64_t zswap_pool_bytes = 0;
+    };
+    Census census(const std::vector<uint32_t>& mm_ids) const;
     // Page conservation and memcg accounting. Returns "" if consistent, else the first violation.
     std::string check_invariants() const;
     // Debug: check check_at_yield() at every yield point (Ctx::flush, also under block and

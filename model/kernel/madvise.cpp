@@ -52,7 +52,7 @@ void Kernel::madvise_pageout(Ctx& c, uint32_t mm_id, uint32_t vma, uint32_t firs
             continue;
         std::vector<folio_t> ret, activate;
         ShrinkStat st;
-        shrink_folio_list(c, list, ret, activate, st, true);   // reclaim_folio_list
+        swapout_acct.pageout_freed += shrink_folio_list(c, list, ret, activate, st, true);   // reclaim_folio_list
         for (auto* l : {&ret, &activate}) {
             for (folio_t f : *l) {
                 Folio& fo = folios[f];

@@ -354,6 +354,7 @@ Kernel::Pageout Kernel::swap_writepage(Ctx& c, folio_t f, std::vector<PlugEntry>
             if (fo.order)
                 vm.count_mthp(fo.order, MTHP_STAT_ZSWPOUT);
             fo.clear(PG_dirty);
+            note_swapout(fo);
             return Pageout::Clean;
         }
         if (!cfg_.zswap_writeback)   // memory.zswap.writeback=0: AOP_WRITEPAGE_ACTIVATE
@@ -361,6 +362,7 @@ Kernel::Pageout Kernel::swap_writepage(Ctx& c, folio_t f, std::vector<PlugEntry>
     }
     Folio& fo = folios[f];
     vm.count(PSWPOUT, nr);
+    note_swapout(fo);
     if (fo.order == HPAGE_PMD_ORDER)
         vm.count(THP_SWPOUT);
     if (fo.order)
@@ -379,6 +381,24 @@ Kernel::Pageout Kernel::swap_writepage(Ctx& c, folio_t f, std::vector<PlugEntry>
     fo.set(PG_reclaim);
     plug.push_back({fo.swap, nr, f, fo.gen});
     return Pageout::Writeback;
+}
+
+void Kernel::note_swapout(Folio& f)
+{
+    if (f.test(PG_wrote))   // swapped out before, refaulted from the swap cache, never freed
+        swapout_acct.written_again += f.nr_pages();
+    else
+        swapout_acct.written_resident += f.nr_pages();
+    f.set(PG_wrote);
+}
+
+void Kernel::note_reclaim_free(Folio& f)
+{
+    if (f.test(PG_wrote))
+        swapout_acct.written_resident -= f.nr_pages();
+    else
+        swapout_acct.freed_clean += f.nr_pages();
+    f.clear(PG_wrote);
 }
 
 void Kernel::flush_plug(Ctx& c, std::vector<PlugEntry>& plug)

@@ -376,6 +376,7 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
         c.flush();
     for (folio_t f : to_free) {
         clear_isolated(f);
+        note_reclaim_free(folios[f]);
         free_folio(c, f);
     }
     return st.nr_reclaimed;

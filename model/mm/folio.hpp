@@ -31,6 +31,8 @@ enum FolioFlag : uint16_t {
     PG_dirty = 1u << 11,       // no valid copy in swap (zswap or device) yet
     PG_orphan = 1u << 12,      // unmapped by its exiting owner while isolated: the reclaimer
                                // holds the last reference and frees it
+    PG_wrote = 1u << 13,       // swapsim's own: swapped out (zswpout/pswpout) and not freed by
+                               // reclaim since (Kernel::SwapoutAccounting)
 };
 
 enum LruList : uint8_t {

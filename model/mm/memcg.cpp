@@ -36,8 +36,13 @@ void MemCgroup::refill_stock(int cpu, unsigned nr_pages)
 
 bool MemCgroup::page_counter_try_charge(PageCounter& c, unsigned nr, bool force)
 {
-    if (!force && uint64_t(std::max<int64_t>(c.usage, 0)) + nr > c.max)
-        return false;
+    uint64_t after = uint64_t(std::max<int64_t>(c.usage, 0)) + nr;
+    if (after > c.max) {
+        if (!force)
+            return false;
+        uint64_t before_over = c.usage > 0 && uint64_t(c.usage) > c.max ? uint64_t(c.usage) - c.max : 0;
+        c.forced_over_max += after - c.max - before_over;
+    }
     c.usage += nr;
     c.watermark = std::max(c.watermark, c.usage);
     return true;

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "engine/sim.hpp"
+#include "report/invariants.hpp"
 #include "kernel/kernel.hpp"
 #include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
@@ -189,6 +190,7 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     r["metrics"] = metric_values(v);
     r["distribution"]["throughput_kbps"] = dist;
     r["per_process"] = per;
+    r["accounting"]["at_writes_done"] = census_json(um.census_at_writes_done());
     add_common(r, cfg, scenario_text, k, v.elapsed, wall_s);
     return r;
 }
@@ -220,6 +222,7 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     const workload::SwapinoutResult& res = si.result();
     if (k.zram)
         r["devices"]["zram_after_pageout"] = mm_stat(res.zram_after_pageout, res.zram_mem_used_after_pageout);
+    r["accounting"]["after_pageout"] = census_json(res.census_after_pageout);
     add_common(r, cfg, scenario_text, k, res.t_end, wall_s);
     return r;
 }
@@ -283,6 +286,8 @@ void add_common(json& r, const scenario::Config& cfg, const std::string& scenari
         locks.push_back({{"lock", name}, {"acquisitions", st->acquisitions}, {"contended", st->contended},
                          {"hold_s", st->hold_s}, {"spin_s", st->spin_s}});
     r["locks"] = locks;
+    r["accounting"]["swap_out"] = swap_accounting(k);
+    r["accounting"]["memcg"] = memcg_accounting(k);
     if (k.profile)
         r["sys_profile"] = sys_profile(k);
     r["simulation"] = {{"max_lock_plan_ahead_us", 1e6 * k.max_plan_ahead}};

@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
+
+#include <unistd.h>
 
 #include <sys/resource.h>
 
@@ -14,6 +19,7 @@
 
 #include "engine/sim.hpp"
 #include "kernel/kernel.hpp"
+#include "report/invariants.hpp"
 #include "report/result.hpp"
 #include "scenario/settings.hpp"
 #include "run/trace.hpp"
@@ -51,12 +57,90 @@ private:
     engine::Sim::Barrier b_;
 };
 
+// The run's budget of wall-clock time and memory, watched from a thread of its own (a
+// runaway simulation may never come back to a point where it could check): past either, the
+// caller's clean-up runs, one line names the limit, and the process exits 1.
+class Budget {
+public:
+    Budget(const scenario::Settings& st, const RunOptions& opt, const Config& cfg)
+        : wall_(st.wall_limit), rss_(st.rss_limit), opt_(opt), wall_s_(cfg.show("sim.wall_limit")),
+          rss_s_(cfg.show("sim.rss_limit")), thread_([this] { watch(); })
+    {
+    }
+    ~Budget()
+    {
+        {
+            std::lock_guard<std::mutex> l(m_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        thread_.join();
+    }
+
+private:
+    static double rss_bytes()
+    {
+        long pages = 0, resident = 0;
+        if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+            if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2)
+                resident = 0;
+            std::fclose(f);
+        }
+        return double(resident) * double(::sysconf(_SC_PAGESIZE));
+    }
+    [[noreturn]] void exceeded(const std::string& what)
+    {
+        if (opt_.on_budget)
+            opt_.on_budget();
+        std::fprintf(stderr, "swapsim run: %s: %s\n", opt_.source.c_str(), what.c_str());
+        std::fflush(stderr);
+        std::_Exit(1);
+    }
+    void watch()
+    {
+        auto t0 = std::chrono::steady_clock::now();
+        std::unique_lock<std::mutex> l(m_);
+        while (!cv_.wait_for(l, std::chrono::milliseconds(50), [this] { return stop_; })) {
+            double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (wall > wall_)
+                exceeded(fmt::format("$.sim.wall_limit: the run took more than {} of wall-clock time; raise it "
+                                     "(--set sim.wall_limit=...) or make the scenario smaller",
+                                     wall_s_));
+            double rss = rss_bytes();
+            if (rss > rss_)
+                exceeded(fmt::format("$.sim.rss_limit: the run used more than {} of memory ({:.0f} MiB resident); "
+                                     "raise it (--set sim.rss_limit=...) or make the scenario smaller",
+                                     rss_s_, rss / 1048576));
+        }
+    }
+    double wall_, rss_;
+    const RunOptions& opt_;
+    std::string wall_s_, rss_s_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    bool stop_ = false;
+    std::thread thread_;   // last: starts once the rest is set
+};
+
+// The result's physical invariants (report/invariants.hpp); a broken one is an internal error.
+void check_result(const nlohmann::json& r, const Config& cfg, size_t cpus)
+{
+    report::Limits lim;
+    lim.cpus = double(cpus);
+    lim.ram_bytes = cfg.num("machine.dram");
+    lim.memcg_max = cfg.num("kernel.memcg.max");
+    std::string bad = report::check_result(r, lim);
+    if (!bad.empty())
+        throw InternalError("invariant broken at the end of the run: " + bad);
+}
+
 }  // namespace
 
 nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text, const RunOptions& opt)
 {
     auto wall0 = std::chrono::steady_clock::now();
     const scenario::Settings set = scenario::fill_settings(cfg);
+    Budget budget(set, opt, cfg);
     const kernel::KConfig& kc = set.kernel;
     const engine::PlatformSpec& ps = set.platform;
     std::vector<std::string> args = {"swapsim"};
@@ -116,8 +200,10 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
             std::fputs("\r\033[K", stderr);
             std::fflush(stderr);
         }
-        if (tracer)
+        if (tracer) {
             tracer->sample(engine::Sim::now());
+            tracer->close();
+        }
         if (timed_out)
             throw std::runtime_error("simulated time limit reached");
         if (opt.yield_checks)
@@ -125,7 +211,7 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
         if (opt.check_invariants) {
             std::string bad = k.check_invariants();
             if (!bad.empty())
-                throw std::runtime_error("invariant violated at end of run: " + bad);
+                throw InternalError("invariant broken at the end of the run: " + bad);
         }
     };
     if (set.workload == scenario::WorkloadType::Swapinout) {
@@ -133,7 +219,10 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
         sim.spawn("swapinout", set.swapinout.cpu, [&] { si.run(clock); });
         run_watched();
         double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-        return report::build_result(cfg, scenario_text, k, si, wall);
+        nlohmann::json r = report::build_result(cfg, scenario_text, k, si, wall);
+        if (opt.check_invariants)
+            check_result(r, cfg, 1);
+        return r;
     }
     const workload::UsememConfig& uc = set.usemem;
     std::vector<int> cpus = hw::place_tasks(kc.topo, set.cpus, uc.nproc);
@@ -150,7 +239,10 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     }
     run_watched();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    return report::build_result(cfg, scenario_text, k, um, wall);
+    nlohmann::json r = report::build_result(cfg, scenario_text, k, um, wall);
+    if (opt.check_invariants)
+        check_result(r, cfg, set.cpus.size());
+    return r;
 }
 
 }  // namespace swapsim::run

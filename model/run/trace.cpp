@@ -8,7 +8,8 @@
 
 namespace swapsim::run {
 
-Tracer::Tracer(const kernel::Kernel& k, const std::string& path) : k_(k), f_(std::fopen(path.c_str(), "w"))
+Tracer::Tracer(const kernel::Kernel& k, const std::string& path)
+    : k_(k), f_(std::fopen(path.c_str(), "w")), path_(path)
 {
     if (!f_)
         throw std::runtime_error(path + ": cannot write the trace: " + std::strerror(errno));
@@ -17,7 +18,29 @@ Tracer::Tracer(const kernel::Kernel& k, const std::string& path) : k_(k), f_(std
                f_);
 }
 
-Tracer::~Tracer() { std::fclose(f_); }
+Tracer::~Tracer()
+{
+    if (f_)
+        std::fclose(f_);
+}
+
+void Tracer::close()
+{
+    bool bad = std::ferror(f_) != 0;
+    int err = 0;   // an earlier failed write's errno is gone: say what a trace runs into
+    if (std::fflush(f_) != 0 && !bad) {
+        bad = true;
+        err = errno;
+    }
+    if (std::fclose(f_) != 0 && !bad) {
+        bad = true;
+        err = errno;
+    }
+    f_ = nullptr;
+    if (bad)   // a full disk (ENOSPC), a file size limit: no partial trace passes for a whole one
+        throw std::runtime_error(path_ + ": cannot write the trace: " +
+                                 (err ? std::strerror(err) : "a write failed (disk full or a file size limit?)"));
+}
 
 void Tracer::sample(double t)
 {

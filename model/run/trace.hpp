@@ -26,10 +26,12 @@ public:
     Tracer(const kernel::Kernel& k, const std::string& path);   // throws naming the file
     ~Tracer();
     void sample(double t);   // append the row at simulated time t
+    void close();            // flush and close; throws naming the file if a write failed
 
 private:
     const kernel::Kernel& k_;
     FILE* f_;
+    std::string path_;
     double t_ = 0, swapout_ = 0, throttled_ = 0, io_wait_ = 0, spin_ = 0, iaa_wait_ = 0, ssd_wait_ = 0;
 };
 

@@ -55,6 +55,7 @@ constexpr double min_folio_size = 8192;
 struct CpuGroup {
     int first, last, used, group;  // used/group: stride syntax, 1/1 when absent
 };
-std::vector<CpuGroup> parse_cpulist_groups(const std::string& s);
+// `item` names the ids in messages ("CPU", or "IAA device" for machine.iaa.offline).
+std::vector<CpuGroup> parse_cpulist_groups(const std::string& s, const std::string& item = "CPU");
 
 }  // namespace swapsim::scenario::detail

@@ -184,6 +184,11 @@ ojson parse_json(const std::string& text, const std::string& file)
     Builder b;
     bool ok = ojson::sax_parse(text.begin(), text.end(), &b, nlohmann::detail::input_format_t::json,
                                /*strict=*/true, /*ignore_comments=*/false);
+    // nlohmann's lexer takes a NUL byte for the end of input: a parse that got there, whole or
+    // cut short by it, would ignore what follows.
+    const size_t nul = text.find('\0'), err_at = b.error_pos ? b.error_pos - 1 : 0;
+    if (nul != std::string::npos && (ok || (b.dup_path.empty() && !b.too_deep && err_at >= nul)))
+        throw InputError(position(file, text, nul), "", "malformed JSON: a NUL byte (a scenario is UTF-8 text)");
     if (ok)
         return std::move(b.root);
     if (!b.dup_path.empty())

@@ -188,7 +188,15 @@ double parse_size(const nlohmann::json& v);
 double parse_time(const nlohmann::json& v);
 double parse_rate(const nlohmann::json& v);
 double parse_freq(const nlohmann::json& v);
-std::vector<int> parse_cpulist(const std::string& s, int nr_cpus);   // "all" -> 0..nr_cpus-1
+// "all" -> 0..nr_cpus-1; `item` names the ids in messages (another list than CPUs).
+// The usemem processes this machine can simulate: each task's SimGrid stack takes two memory
+// mappings (stack and guard page) of vm.max_map_count, beside the run's daemons and the
+// process's other mappings.
+constexpr int64_t sim_daemon_tasks = 3;      // watchdog, trace, progress
+constexpr int64_t sim_other_maps = 2000;     // libraries, heap arenas, SimGrid's own
+int64_t max_map_count();                     // /proc/sys/vm/max_map_count (65530 if unreadable)
+int64_t max_simulated_tasks();
+std::vector<int> parse_cpulist(const std::string& s, int nr_cpus, const std::string& item = "CPU");
 std::string format_value(const ParamDef& d, const nlohmann::json& v);  // "40G", "2.5GHz", "10s", ...
 
 // JSON Schema (draft-07) of the scenario format, generated from the registry.

@@ -2,6 +2,7 @@
 // are not all in the registry is skipped (tests use reduced registries).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -58,9 +59,10 @@ void iaa_offline_devices(const Ctx& c)
     int n = per * sockets;
     std::vector<int> ids;
     try {
-        ids = parse_cpulist(off, 1 << 20);
+        ids = parse_cpulist(off, 1 << 20, "IAA device");
     } catch (const std::invalid_argument& e) {
-        c.fail("machine.iaa.offline", fmt::format("expected a list of IAA device ids like \"0,3\" or \"0-1\": {}", e.what()));
+        c.fail("machine.iaa.offline", fmt::format("expected a list of distinct IAA device ids like \"0,3\" or \"0-1\", got \"{}\": {}",
+                                                  clip(off), e.what()));
     }
     for (int id : ids)
         if (id >= n)
@@ -184,6 +186,54 @@ void zswap_needs_swap_device(const Ctx& c)
                               "or kernel.zswap.enabled=false");
 }
 
+// The swap device's slots: at least one cluster (SWAPFILE_CLUSTER = 512 pages, 2M), and with
+// the swap file's fewer than 2^31 (a swap PTE keeps the offset in 31 bits).
+void swap_device_size(const Ctx& c)
+{
+    const std::string& dev = c.cfg.s("swap.device");
+    if (dev == "none")
+        return;
+    const char* key = dev == "zram" ? "swap.zram.disksize" : "swap.size";
+    if (!c.has(key))
+        return;
+    const double cluster = 512 * 4096.0, limit = std::ldexp(1.0, 31) * 4096;
+    double size = c.cfg.num(key), file = c.has("swap.swapfile_free") ? c.cfg.num("swap.swapfile_free") : 0;
+    if (size < cluster)
+        c.fail(key, fmt::format("swap device of {} is smaller than one swap cluster (2M, 512 slots): give it at least 2M "
+                                "or set swap.device to none", c.show(key)));
+    if (size + file >= limit)
+        c.fail(key, fmt::format("swap device of {} (plus swap.swapfile_free {}) has 2^31 slots or more, beyond the "
+                                "model's swap entries: give it less than 8T", c.show(key), size_str(file)));
+}
+
+// One mapping's pages are indexed by 31 bits in the model's page table.
+void usemem_mapping_size(const Ctx& c)
+{
+    if (c.has("workload.type") && c.cfg.s("workload.type") != "usemem")
+        return;
+    if (c.cfg.num("workload.usemem.size") >= std::ldexp(1.0, 31) * 4096)
+        c.fail("workload.usemem.size", fmt::format("a mapping of {} has 2^31 pages or more, beyond the model's page "
+                                                   "tables: give each process less than 8T",
+                                                   c.show("workload.usemem.size")));
+}
+
+// Every simulated task runs on a SimGrid stack of its own: two memory mappings (the stack and
+// its guard page) each, so vm.max_map_count bounds the processes this machine can simulate.
+void usemem_tasks_fit_machine(const Ctx& c)
+{
+    if (c.has("workload.type") && c.cfg.s("workload.type") != "usemem")
+        return;
+    int64_t nproc = c.cfg.i("workload.usemem.nproc"), limit = max_simulated_tasks();
+    if (nproc <= limit)
+        return;
+    int64_t need = 2 * (nproc + sim_daemon_tasks) + sim_other_maps;
+    c.fail("workload.usemem.nproc",
+           fmt::format("{} processes need about {} memory mappings for their simulated stacks and this machine allows "
+                       "{} (vm.max_map_count): use at most {} processes, or raise the limit (sysctl -w "
+                       "vm.max_map_count={})",
+                       nproc, need, max_map_count(), limit, need));
+}
+
 const std::vector<Check>& checks()
 {
     static const std::vector<Check> list = {
@@ -197,11 +247,28 @@ const std::vector<Check>& checks()
         {{"swap.device", "swap.zram.disksize", "kernel.mthp.enabled"}, zram_fits_folio},
         {{"swap.device", "swap.zram.multi_pages", "swap.zram.multi_pages_order", "kernel.mthp.enabled"},
          zram_multi_pages_order},
+        {{"swap.device"}, swap_device_size},
+        {{"workload.usemem.size"}, usemem_mapping_size},
+        {{"workload.usemem.nproc"}, usemem_tasks_fit_machine},
     };
     return list;
 }
 
 }  // namespace
+
+int64_t max_map_count()
+{
+    std::FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r");
+    long long v = 65530;   // the kernel's default (DEFAULT_MAX_MAP_COUNT)
+    if (f) {
+        if (std::fscanf(f, "%lld", &v) != 1)
+            v = 65530;
+        std::fclose(f);
+    }
+    return int64_t(v);
+}
+
+int64_t max_simulated_tasks() { return std::max<int64_t>(1, (max_map_count() - sim_other_maps) / 2 - sim_daemon_tasks); }
 
 void validate_semantics(const Config& cfg, const std::string& file)
 {

@@ -55,6 +55,8 @@ struct Settings {
     Compressors compressors;
     std::vector<int> cpus;           // workload.cpus: the logical CPUs the tasks may use
     double time_limit = 3600;        // sim.time_limit
+    double wall_limit = 3600;        // sim.wall_limit: wall-clock seconds of one run
+    double rss_limit = 8.0 * (1ull << 30);   // sim.rss_limit: resident bytes of one run
 };
 
 // The sections rows bind into: accessors from Settings to one of its structs.

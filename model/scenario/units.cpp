@@ -432,18 +432,20 @@ std::string range_text(const ParamDef& d)
     return s;
 }
 
-std::vector<CpuGroup> parse_cpulist_groups(const std::string& s)
+std::vector<CpuGroup> parse_cpulist_groups(const std::string& s, const std::string& item)
 {
     auto bad = [&](const std::string& why) {
+        if (item != "CPU")   // a list of other ids (IAA devices): the caller says what it expected
+            throw std::invalid_argument(why);
         reject(Kind::CpuList, nlohmann::json(s), why);
     };
     constexpr long max_cpu = 1 << 20;
     auto number = [&](std::string_view t) -> int {
         if (t.empty() || t.size() > 7 || !std::all_of(t.begin(), t.end(), is_digit))
-            bad(t.empty() ? "missing number" : "\"" + std::string(t) + "\" is not a CPU number");
+            bad(t.empty() ? "missing number" : "\"" + std::string(t) + "\" is not " + (item == "CPU" ? "a CPU" : "an " + item) + " number");
         long v = std::stol(std::string(t));
         if (v >= max_cpu)
-            bad("CPU " + std::string(t) + " is implausibly large");
+            bad(item + " " + std::string(t) + " is implausibly large");
         return int(v);
     };
     if (s.empty())
@@ -486,7 +488,7 @@ std::vector<CpuGroup> parse_cpulist_groups(const std::string& s)
             if ((c - cg.first) % cg.group >= cg.used)
                 continue;
             if (seen[size_t(c)])
-                bad("CPU " + std::to_string(c) + " is listed twice");
+                bad(item + " " + std::to_string(c) + " is listed twice");
             seen[size_t(c)] = true;
         }
         groups.push_back(cg);
@@ -504,7 +506,7 @@ double parse_time(const nlohmann::json& v) { return parse_kind(Kind::Time, v); }
 double parse_rate(const nlohmann::json& v) { return parse_kind(Kind::Rate, v); }
 double parse_freq(const nlohmann::json& v) { return parse_kind(Kind::Freq, v); }
 
-std::vector<int> parse_cpulist(const std::string& s, int nr_cpus)
+std::vector<int> parse_cpulist(const std::string& s, int nr_cpus, const std::string& item)
 {
     std::vector<int> cpus;
     if (s == "all") {
@@ -512,7 +514,7 @@ std::vector<int> parse_cpulist(const std::string& s, int nr_cpus)
             cpus.push_back(c);
         return cpus;
     }
-    for (const auto& g : detail::parse_cpulist_groups(s)) {
+    for (const auto& g : detail::parse_cpulist_groups(s, item)) {
         for (int c = g.first; c <= g.last; c++) {
             if ((c - g.first) % g.group >= g.used)
                 continue;

@@ -71,6 +71,7 @@ void Swapinout::run(Clock& clk)
         }
         res_.memcg_after_pageout = uint64_t(k_.memcg.memory.usage) * mm::PAGE_SIZE;
         res_.ram_after_pageout = k_.ram_pages() * mm::PAGE_SIZE;
+        res_.census_after_pageout = k_.census({mm_});
         pass(c, false);
         double t3 = clk.now();
         k_.exit_mmap_vma(c, mm_, 0);

@@ -31,6 +31,7 @@ struct SwapinoutResult {
     mm::ZramStats zram_after_pageout;           // mm_stat after the last page-out
     uint64_t zram_mem_used_after_pageout = 0;   // bytes
     uint64_t memcg_after_pageout = 0, ram_after_pageout = 0;   // bytes
+    kernel::Kernel::Census census_after_pageout;   // where the written pages are, last round
 };
 
 class Swapinout {

@@ -17,7 +17,8 @@ constexpr uint32_t VMA_MAIN = 0;          // the usemem mapping; the footprint V
 constexpr uint64_t MISC_VMA_PAGES = 3;    // stack, heap, libc and ld.so data: small VMAs
 }
 
-Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus) : k_(k), cfg_(cfg)
+Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus)
+    : k_(k), cfg_(cfg), written_(size_t(cfg.nproc), 0)
 {
     // The parent forks the children one after the other; each fork's duration varies.
     // Then it wakes them, one after the other, from the start pipe's wait queue.
@@ -134,9 +135,16 @@ void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_
         uint64_t usecs = std::max<uint64_t>(1, uint64_t(pr.t_done * 1e6));
         pr.rw_bytes = credited_bytes(cfg_.size, cfg_.repeat, cfg_.read_again);
         pr.throughput_kbps = ((pr.rw_bytes * 1000000ull) >> 10) / usecs;
+        written_[size_t(i)] = 1;
     }
-    if (++writes_done_ == cfg_.nproc)
+    if (++writes_done_ == cfg_.nproc) {
         at_writes_done_ = k_.memcg.stat();
+        std::vector<uint32_t> mms;
+        for (int j = 0; j < cfg_.nproc; j++)
+            if (written_[size_t(j)])
+                mms.push_back(k_.task(pids_[size_t(j)]).mm);
+        census_at_writes_done_ = k_.census(mms);
+    }
     if (alive()) {
         touch_footprint(true);
         double until = clk.now() + cfg_.sleep_s;
@@ -146,6 +154,7 @@ void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_
     }
     pr.killed = t.oom_victim;
     if (pr.killed) {   // SIGKILL: do_exit at once; the pipes it leaves closed end the others' waits
+        written_[size_t(i)] = 0;
         k_.exit_mmap(c, t.mm);
         c.flush();
         k_.task_exited(t);
@@ -158,6 +167,7 @@ void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_
     if (free_barrier)
         user_wait([&] { free_barrier->wait(); });
     double t0 = clk.now();
+    written_[size_t(i)] = 0;
     k_.exit_mmap_vma(c, t.mm, VMA_MAIN);
     c.flush();
     pr.free_us = (clk.now() - t0) * 1e6;

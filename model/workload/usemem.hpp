@@ -70,6 +70,8 @@ public:
     int pid_of(int i) const { return pids_[size_t(i)]; }
     // The memcg when the last process printed its statistics (all writes done).
     const mm::MemcgStat& stat_at_writes_done() const { return at_writes_done_; }
+    // Then the pages of the processes that had written and not begun to munmap.
+    const kernel::Kernel::Census& census_at_writes_done() const { return census_at_writes_done_; }
 
 private:
     void touch_range(kernel::Ctx& c, int i, uint32_t vma, uint64_t first, uint64_t npages, bool read, bool write);
@@ -82,6 +84,8 @@ private:
     std::vector<double> woken_after_; // from "GO" until child i runs
     int writes_done_ = 0;
     mm::MemcgStat at_writes_done_;
+    kernel::Kernel::Census census_at_writes_done_;
+    std::vector<char> written_;   // child i has written and not begun to munmap
 };
 
 }  // namespace swapsim::workload

@@ -215,3 +215,26 @@ TEST_CASE("membw: a rate above the socket's is capped at the socket's, a full bi
     // 9,000 bytes bin 3 has left over its 10 us.
     CHECK_THAT(m.transfer(5 * us, 9000, 1e9), WithinAbs(40 * us, 1e-12));
 }
+
+TEST_CASE("lock: recycled bin blocks start empty, and a lock never reads a block it gave back", "[lock]")
+{
+    // Lock a fills 90% of [0, 600) us, then gives its blocks back to the shared free list.
+    hw::Lock a(0);
+    for (int k = 0; k < 600; k++)
+        a.acquire(k * us, 0.9 * us);
+    REQUIRE(a.blocks() > 0);
+    CHECK_THAT(a.load(0, 600 * us), WithinAbs(0.9, 1e-6));
+    a.prune(1.0);
+    REQUIRE(a.blocks() == 0);
+    // Lock b reuses that memory for the same times: it sees only its own holds.
+    hw::Lock b = busy_lock(0);
+    CHECK_THAT(b.load(0, 600 * us), WithinAbs(0.5, 1e-6));
+    CHECK_THAT(b.acquire(1 * us, 1 * us), WithinAbs(1 * us, 1e-12));
+    // b last looked at its first block, then prunes it; lock c takes that block for the same
+    // times. b must not see c's holds there.
+    CHECK(b.load(0, 10 * us) > 0);
+    b.prune(70 * us);   // frees the block of [0, 64) us only
+    hw::Lock c = busy_lock(0);
+    CHECK(c.load(0, 10 * us) > 0);
+    CHECK(b.load(0, 10 * us) == 0);
+}

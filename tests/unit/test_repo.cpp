@@ -27,6 +27,19 @@ TEST_CASE("CI runs exactly the README's test command", "[repo]")
     CHECK(cmds[0].find("swapsim run scenarios/default.json") != std::string::npos);
     CHECK(cmds[1].find("ctest") != std::string::npos);
     CHECK(ci.find(cmds[1]) != std::string::npos);
+    // CI's commands are README command 2, then the reliability steps (their packages are in
+    // command 2's install line), and nothing else.
+    std::vector<std::string> steps;
+    std::istringstream in(ci);
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#' || line.rfind("set ", 0) == 0 || line.rfind("cd ", 0) == 0 ||
+            line.rfind("export ", 0) == 0)
+            continue;
+        steps.push_back(line);
+    }
+    CHECK(steps == std::vector<std::string>{cmds[1], "tools/ci_reliability.sh 60"});
+    for (const char* pkg : {" clang ", " libclang-rt-14-dev "})
+        CHECK(cmds[1].find(pkg) != std::string::npos);
 }
 
 TEST_CASE("the published ground truth is the seeds' file, unchanged", "[repo]")
