@@ -73,6 +73,45 @@ int Table::col_of(const std::string& key) const
     return it == columns.end() ? -1 : int(it - columns.begin());
 }
 
+namespace {
+// A claim in prose that a before/after pair of scenarios can reproduce becomes a one-row table
+// with no published values, only the published change: <table id minus "prose-claims"><claim id>.
+struct ClaimTable {
+    const char* table;
+    const char* claim;
+    const char* metric;
+    const char* label;
+};
+const ClaimTable kClaimTables[] = {
+    {"swap-table-p1-v4/prose-claims", "hdd-usemem", "sum_throughput_mbps", "usemem Sum Throughput (MB/s), HDD swap"},
+};
+
+void add_claim_tables(const json& t, std::map<std::string, Table>& out)
+{
+    const std::string id = t.at("id").get<std::string>();
+    for (const ClaimTable& ct : kClaimTables) {
+        if (id != ct.table)
+            continue;
+        for (const json& c : t.value("claims", json::array())) {
+            if (c.value("id", std::string()) != ct.claim || c.value("numbers", json::array()).empty())
+                continue;
+            Table x;
+            x.id = id.substr(0, id.rfind('/') + 1) + ct.claim;
+            x.title = "\"" + c.value("quote", std::string()) + "\" (a claim without a table: its change only)";
+            x.change_formula = "relative_change";
+            x.columns = {"before", "after"};
+            x.column_labels = {"Before", "After"};
+            x.metrics = {ct.metric};
+            x.labels = {ct.label};
+            x.values = {{std::nullopt, std::nullopt}};
+            x.changes.push_back({"after_vs_before", "Change", "after", "before"});
+            x.published_change[{ct.metric, "after_vs_before"}] = c["numbers"][0].at("value").get<double>();
+            out[x.id] = std::move(x);
+        }
+    }
+}
+}  // namespace
+
 std::vector<Target> load_targets(const std::string& path)
 {
     return read_structure(path, "targets", [&path](const json& j) {
@@ -157,6 +196,10 @@ std::map<std::string, Table> load_tables(const std::string& path)
     return read_structure(path, "published tables", [](const json& j) {
     std::map<std::string, Table> out;
     for (const json& t : j.at("tables")) {
+        if (t.value("kind", std::string()) == "prose_claims") {
+            add_claim_tables(t, out);
+            continue;
+        }
         if (t.value("kind", std::string("benchmark_table")) != "benchmark_table")
             continue;
         Table x;
@@ -181,10 +224,22 @@ std::map<std::string, Table> load_tables(const std::string& path)
             for (const json& v : r.at("values"))
                 vals.push_back(v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt);
             x.values.push_back(std::move(vals));
-            for (const json& ch : r.value("published_change", json::array()))
-                if (ch.contains("change_column") && ch["value"].is_number())
+            for (const json& ch : r.value("published_change", json::array())) {
+                if (!ch.contains("value") || !ch["value"].is_number())
+                    continue;
+                if (ch.contains("change_column")) {
                     x.published_change[{x.metrics.back(), ch["change_column"].get<std::string>()}] =
                         ch["value"].get<double>();
+                } else if (ch.contains("compares")) {
+                    // A change printed after a value (seed 001: "(-27.82%)" after the After column).
+                    std::string nw = ch["compares"].at("new").get<std::string>();
+                    std::string base = ch["compares"].at("baseline").get<std::string>();
+                    std::string key = nw + "_vs_" + base;
+                    if (std::none_of(x.changes.begin(), x.changes.end(), [&](const ChangeColumn& c) { return c.key == key; }))
+                        x.changes.push_back({key, "Change", nw, base});
+                    x.published_change[{x.metrics.back(), key}] = ch["value"].get<double>();
+                }
+            }
         }
         for (const json& c : t.value("change_columns", json::array()))
             x.changes.push_back({c.at("key").get<std::string>(), c.value("label", std::string()),
@@ -645,7 +700,8 @@ std::string render_table(const Table& t, const std::vector<Target>& targets, con
             if (pc != t.published_change.end() && a != col_result.end() && b != col_result.end() && cn >= 0 && cb >= 0) {
                 auto vn = model_value(*a->second, m), vb = model_value(*b->second, m);
                 if (vn && vb) {
-                    double mc = relative_improvement(m, *vb, *vn);
+                    double mc = t.change_formula == "relative_change" ? (*vb ? (*vn - *vb) / *vb : 0.0)
+                                                                      : relative_improvement(m, *vb, *vn);
                     bool match = (mc > 0) == (pc->second > 0) || (mc == 0 && pc->second == 0);
                     cell += " / " + fmt_pct(mc) + (match ? "" : " **sign differs**");
                     if (sign_total)

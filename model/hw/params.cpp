@@ -32,7 +32,7 @@ void add_machine_params(Table& t)
 
 void add_swap_device_params(Table& t)
 {
-    t.choice(Category::Swap, "swap.device", "ssd", {"ssd", "pmem", "zram", "none"}, "backing swap device (zswap sits in front of it); zram: compressed RAM block device, SWP_SYNCHRONOUS_IO", "seed 000: 823G SSD disk partition swap").to(section::kernel, &kernel::KConfig::dev);
+    t.choice(Category::Swap, "swap.device", "ssd", {"ssd", "pmem", "zram", "none", "hdd"}, "backing swap device (zswap sits in front of it); pmem: synchronous memcpy, SWP_SYNCHRONOUS_IO; zram: compressed RAM block device, SWP_SYNCHRONOUS_IO; hdd: rotational disk (no SWP_SOLIDSTATE: one global allocation cluster), behind swap.ssd's request queue", "seed 000: 823G SSD disk partition swap").to(section::kernel, &kernel::KConfig::dev);
     t.size(Category::Swap, "swap.size", 823.0 * GiB, 0, 1e15, "swap partition size", "seed 000: 823G SSD partition").to(section::kernel, &kernel::KConfig::swap_slots, Conv::Pages);
     t.p({"swap.swapfile_free", Kind::Size, "bytes", 0, 0, 1e12, false, false, {},
          "free space of a swap file with higher priority than the device (e.g. a distro /swap.img swapped on at boot): it takes order-0 slots first, and no large folio gets slots while it has room",
@@ -42,6 +42,10 @@ void add_swap_device_params(Table& t)
     t.time(Category::Swap, "swap.ssd.latency", 60e-6, 0, 1, "fixed per-request latency added to the transfer time", "data sheet class: SATA SSD 4K write/read latency 50-90 us", true).to(section::ssd, &hw::BlockDevParams::latency);
     t.integer(Category::Swap, "swap.ssd.nr_requests", "requests", 64, 1, 65536, "block-layer requests that may be in flight; submit_bio sleeps when all are taken", "blk-mq: nr_requests = 2 x queue depth (SATA NCQ depth 32)").to(section::ssd, &hw::BlockDevParams::nr_requests);
     t.size(Category::Swap, "swap.ssd.max_request", 1280 * KiB, 4096, 64 * MiB, "largest request after merging adjacent swap bios in one plug", "block layer: default max_sectors_kb 1280 (BLK_DEF_MAX_SECTORS_CAP)").to(section::ssd, &hw::BlockDevParams::max_request);
+    t.rate(Category::Swap, "swap.hdd.bw", 160e6, "sustained transfer rate of the rotational disk", "data sheet class: 3.5\" 7200 rpm SATA disk, 150-250 MB/s outer to ~100 MB/s inner tracks", false).to(section::kernel, &kernel::KConfig::hdd_bw);
+    t.time(Category::Swap, "swap.hdd.seek_track", 0.8e-3, 0, 0.1, "track-to-track seek of the rotational disk", "data sheet class: 7200 rpm disk, 0.5-1 ms").to(section::hdd, &hw::HddParams::seek_track);
+    t.time(Category::Swap, "swap.hdd.seek_full", 16e-3, 0, 0.1, "full-stroke seek (seek time grows with the square root of the distance in between)", "data sheet class: 7200 rpm disk, 15-20 ms full stroke (8-9 ms average); Ruemmler & Wilkes 1994, sqrt seek curve").to(section::hdd, &hw::HddParams::seek_full);
+    t.real(Category::Swap, "swap.hdd.rpm", "rpm", 7200, 3600, 15000, "spindle speed: half a revolution of rotational latency per positioning", "data sheet class: 7200 rpm").to(section::hdd, &hw::HddParams::rpm);
     // zram (drivers/block/zram): its pool is not charged to any memcg, but it is RAM.
     t.size(Category::Swap, "swap.zram.disksize", 8 * GiB, 0, 1e15, "zram disksize: swap slots of the zram device (swap.size is the SSD's)", "zramctl-style setting; not stated in the seeds").to(section::zram_settings, &ZramSettings::disksize_pages, Conv::Pages);
     t.choice(Category::Swap, "swap.zram.comp_algorithm", "lzo-rle", {"lzo-rle", "lz4", "zstd"}, "zram comp_algorithm (per-CPU zcomp streams)", "drivers/block/zram/Kconfig: ZRAM_DEF_COMP_LZORLE").to(section::zram_settings, &ZramSettings::comp_algorithm);

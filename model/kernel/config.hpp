@@ -15,7 +15,7 @@ namespace swapsim::kernel {
 
 enum class SwapCacheImpl { XArray, SwapTable };
 enum class SwapAllocLock { SiLock, ClusterLock };
-enum class SwapDev { Ssd, Pmem, Zram, None };
+enum class SwapDev { Ssd, Pmem, Zram, None, Hdd };
 
 // One compressor on the workload's data: per 4 KiB page. For IAA (hw) the times are the
 // engines' job times; the CPU's share depends on the driver mode.
@@ -111,7 +111,13 @@ struct Costs {
     double pmem_bw = 1e10;          // bytes/s of a pmem (memcpy) swap write/read
     // swap-in and exit
     double swapin_fault = 0;        // do_swap_page fixed part
-    double swap_cache_lookup = 0;   // swap_cache_get_folio
+    double swap_cache_lookup = 0;   // swap_cache_get_folio (XArray: xas_load's walk + folio_try_get)
+    double xa_clear_walk = 0;       // XArray: clear_shadow_from_swap_cache's lock and walk, per range freed
+    double xa_clear_per_slot = 0;   // ... per slot whose shadow is erased (both part of si_free_per_range)
+    double table_add = 0;           // swap table: swap_cache_add_folio under the cluster lock, fixed
+    double table_del = 0;           // swap table: __swap_cache_del_folio, fixed
+    double table_per_slot = 0;      // swap table: one atomic store into the cluster's table
+    double table_lookup = 0;        // swap table: swap_cache_get_folio, one atomic load + folio_try_get
     double zap_per_pte = 0;         // zap_pte_range per present PTE
     double zap_per_folio = 0;       // folio release at unmap
     double zap_per_swap = 0;        // free_swap_and_cache_nr per swap PTE, outside locks
@@ -123,6 +129,8 @@ struct Costs {
     double rmap_per_vma = 0;        // an rmap walk's cost per further VMA of the anon_vma
     // locks
     double lock_handoff = 0;        // qspinlock cache-line handoff when contended
+    // global reclaim and OOM (page_alloc.cpp)
+    double oom_kill = 0;            // out_of_memory: select_bad_process over the tasks, signal
 
     double zs_free_hold() const { return zs_class_hold + zs_free_cold; }   // zs_free's class-lock hold
 };
@@ -132,6 +140,10 @@ struct KConfig {
     double hz = 2.5e9;
     double reclaim_slice = 1e-3;          // sim.reclaim_slice
     uint64_t dram_pages = 0;
+    // Zone watermarks (page_alloc.cpp): vm.min_free_kbytes (0: the kernel's default,
+    // int_sqrt(RAM in KiB x 16) clamped to 128..262144) and vm.watermark_scale_factor.
+    uint64_t min_free_kbytes = 0;
+    unsigned watermark_scale_factor = 10;
     // memcg (pages; UINT64_MAX = max)
     uint64_t memcg_high = UINT64_MAX, memcg_max = UINT64_MAX, memcg_swap_max = UINT64_MAX;
     int membind = -1;                     // node for all memory, -1 = local
@@ -163,6 +175,8 @@ struct KConfig {
     uint64_t swapfile_slots = 0;          // free slots of a higher-priority swap file in front
     ZramConfig zram;
     hw::BlockDevParams ssd;
+    hw::HddParams hdd;                    // swap.device = hdd: positioning (bandwidth in hdd_bw)
+    double hdd_bw = 160e6;
     Costs c;
 };
 

@@ -63,7 +63,9 @@ unsigned Kernel::charge_anon_folio(Ctx& c, const Vma& v, uint32_t idx)
     for (unsigned order : cfg_.mthp_orders) {
         if (!order || !order_fits(v, idx, order))
             continue;
-        if (large_alloc_fails()) {   // no free block of this order
+        // No free block of this order (what-if), or below the low watermark: the THP gfp
+        // neither wakes kswapd nor reclaims (GFP_TRANSHUGE_LIGHT under defrag=madvise).
+        if (large_alloc_fails() || !room_for_large(order, node_of_cpu(c.task.cpu))) {
             if (order == HPAGE_PMD_ORDER)
                 vm.count(THP_FAULT_FALLBACK);
             vm.count_mthp(order, MTHP_STAT_ANON_FAULT_FALLBACK);
@@ -85,8 +87,9 @@ unsigned Kernel::charge_anon_folio(Ctx& c, const Vma& v, uint32_t idx)
 
 folio_t Kernel::alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t owner, uint32_t index)
 {
-    alloc_pages(c, order, nid);
+    nid = alloc_pages(c, order, nid);
     folio_pages_ += 1u << order;
+    nodes_[size_t(nid)].folio_pages += 1u << order;
     note_ram();
     return folios.alloc(order, unsigned(nid), anon, owner, index);
 }
@@ -101,13 +104,15 @@ bool Kernel::large_alloc_fails()
     return x - std::floor(x) < alloc_fail_share;
 }
 
-// The page allocator's side of a folio or a page-table page: its fixed cost, struct page
-// setup of a large order, and rmqueue.
-void Kernel::alloc_pages(Ctx& c, unsigned order, int nid)
+// The page allocator's side of a folio or a page-table page: the node with room (or the
+// slow path, page_alloc.cpp), its fixed cost, struct page setup of a large order, rmqueue.
+int Kernel::alloc_pages(Ctx& c, unsigned order, int nid)
 {
     const Costs& k = cfg_.c;
+    nid = alloc_node(c, order, nid);
     c.sys(k.alloc_folio + (order ? k.alloc_per_page * double(1u << order) : 0));
     zone_lock_pcp(c, order, nid, c.task.pcp_alloc_pages);
+    return nid;
 }
 
 // The pcp lists move pages to and from the buddy in batches of 64 under zone->lock
@@ -177,6 +182,7 @@ void Kernel::free_folio(Ctx& c, folio_t f)
     memcg.uncharge(nr);
     memcg.anon_pages -= nr;
     folio_pages_ -= nr;
+    nodes_[size_t(nid)].folio_pages -= nr;
     folios.free(f);
 }
 
@@ -325,7 +331,7 @@ folio_t Kernel::read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, swp_offset_t
             c.block_until(t);
         }
         c.sys(cfg_.c.bio_submit);
-        *ready = ssd->submit(c.now(), PAGE_SIZE, false);
+        *ready = ssd->submit(c.now(), PAGE_SIZE, false, uint64_t(off) * PAGE_SIZE);
     }
     vm.count(PSWPIN);
     return f;
@@ -351,7 +357,7 @@ unsigned Kernel::alloc_swap_folio(Ctx& c, Vma& v, uint32_t idx, swp_offset_t off
         }
         if (!ok)
             continue;
-        if (large_alloc_fails()) {   // vma_alloc_folio found no free block of this order
+        if (large_alloc_fails() || !room_for_large(order, node_of_cpu(c.task.cpu))) {   // no block of this order
             vm.count_mthp(order, MTHP_STAT_SWPIN_FALLBACK);
             continue;
         }
@@ -371,7 +377,7 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
 {
     const Costs& k = cfg_.c;
     swp_offset_t off = pte_offset(v.pte[idx]);
-    c.sys(k.swapin_fault + k.swap_cache_lookup);
+    c.sys(k.swapin_fault + swap_cache_lookup_cost());
     // Another PTE holds the entry too (fork): the folio is mapped non-exclusive, read-only.
     const bool shared_entry = swap->count(off) > 1;
     folio_t f = swap->cache_folio(off);

@@ -280,6 +280,8 @@ Kernel::Kernel(const KConfig& cfg)
     int nodes = cfg.topo.sockets;
     for (int n = 0; n < nodes; n++)
         lruvec.emplace_back(folios);
+    nodes_.resize(size_t(nodes));
+    setup_watermarks(cfg, nodes_);
     double h = cfg.c.lock_handoff;
     lru_lock_.assign(size_t(nodes), hw::Lock(h));
     zone_lock_.assign(size_t(nodes), hw::Lock(h));
@@ -288,12 +290,20 @@ Kernel::Kernel(const KConfig& cfg)
     si_lock_.set_handoff(h);
     page_counter_.set_handoff(h);
     if (cfg.dev != SwapDev::None) {
+        // The swap table series dropped setup_clusters' column shuffle with the 64 MiB split.
         swap = std::make_unique<SwapDevice>(cfg.swap_slots, cfg.topo.nr_cpus(), cfg.slot_cache,
-                                            cfg.swap_batch, cfg.swapfile_slots);
+                                            cfg.swap_batch, cfg.swapfile_slots,
+                                            cfg.swap_cache == SwapCacheImpl::XArray, cfg.dev != SwapDev::Hdd);
         swap->set_free_hook([this](swp_offset_t off) { on_slot_free(off); });
     }
     if (cfg.dev == SwapDev::Ssd)
         ssd = std::make_unique<hw::BlockDevice>(cfg.ssd);
+    if (cfg.dev == SwapDev::Hdd) {   // the queue of swap.ssd, the medium of a rotational disk
+        hw::BlockDevParams p = cfg.ssd;
+        p.write_bw = p.read_bw = cfg.hdd_bw;
+        p.latency = 0;
+        ssd = std::make_unique<hw::BlockDevice>(p, &cfg.hdd, cfg.swap_slots * PAGE_SIZE);
+    }
     if (cfg.dev == SwapDev::Zram) {
         zram = std::make_unique<Zram>(cfg.swap_slots + cfg.swapfile_slots + 1, cfg.zs_chain_size, cfg.zram.multi_order);
         zram_class_lock_.assign(zram->pool().nr_classes(), hw::Lock(h));

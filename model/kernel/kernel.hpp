@@ -20,6 +20,7 @@
 #include <queue>
 #include <stdexcept>
 #include <deque>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -106,6 +107,10 @@ struct Task {
     uint64_t migrations = 0;
     unsigned pcp_alloc_pages = 0, pcp_free_pages = 0, uncharge_folios = 0;   // batching state
     unsigned lru_release_pending = 0;
+    bool kthread = false;        // kswapd, oom_reaper: no mm, never an OOM victim
+    bool oom_victim = false;     // SIGKILL from the OOM killer pending: may use reserves (ALLOC_OOM)
+    bool exited = false;         // its mm is gone (exit_mmap done)
+    bool user_wait = false;      // blocked in user space (a pipe read, a sleep): the oom_reaper may reap it
 };
 
 class Kernel;
@@ -185,6 +190,30 @@ struct ScanControl {
     unsigned long nr_scanned = 0;
     int priority = mm::DEF_PRIORITY;
     bool may_swap = true;
+    bool kswapd = false;         // current_is_kswapd(): pgscan/pgsteal_kswapd
+};
+
+// One NUMA node's memory as the page allocator sees it: a single zone with the kernel's
+// watermarks (__setup_per_zone_wmarks) and its kswapd.
+struct NodeMem {
+    enum { WMARK_MIN, WMARK_LOW, WMARK_HIGH };
+    uint64_t managed = 0;         // pages
+    uint64_t wmark[3] = {};       // pages
+    uint64_t folio_pages = 0;     // folios allocated on this node
+    int kswapd_pid = -1;
+    bool kswapd_sleeping = false;
+    unsigned kswapd_failures = 0; // balance_pgdat runs that reclaimed nothing
+    double kswapd_sys_s = 0;
+};
+
+// __setup_per_zone_wmarks for every node (page_alloc.cpp).
+void setup_watermarks(const KConfig& cfg, std::vector<NodeMem>& nodes);
+
+// A kernel thread for model/run to spawn: `body` runs forever (it parks while idle).
+struct KThread {
+    std::string name;
+    int pid = 0, cpu = 0;
+    std::function<void(Clock&)> body;
 };
 
 struct DeviceStats {
@@ -264,6 +293,14 @@ public:
         uint64_t reuses = 0;    // wp_page_reuse: the writer was the last mapper
         uint64_t fork_ptes = 0, fork_swap_ptes = 0;
     } cow;
+    // ---- kernel threads and global memory pressure (page_alloc.cpp) ----
+    // kswapd per node and the oom_reaper: their tasks, for model/run to spawn as daemons.
+    // Call once, after the workload's tasks exist.
+    std::vector<KThread> kthreads();
+    const std::vector<NodeMem>& nodes() const { return nodes_; }
+    uint64_t node_free(int nid) const;   // free pages of a node (NR_FREE_PAGES)
+    // A task leaves: it holds no memory the OOM killer could take any more.
+    void task_exited(Task& t) { t.exited = true; }
 
     // ---- state for reports and checks ----
     const KConfig& cfg() const { return cfg_; }
@@ -366,7 +403,7 @@ private:
     unsigned charge_anon_folio(Ctx& c, const Vma& v, uint32_t idx);     // returns the folio's order
     mm::folio_t alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t owner, uint32_t index);
     void free_folio(Ctx& c, mm::folio_t f);
-    void alloc_pages(Ctx& c, unsigned order, int nid);
+    int alloc_pages(Ctx& c, unsigned order, int nid);   // returns the node that gave the pages
     void zone_lock_pcp(Ctx& c, unsigned order, int nid, unsigned& pcp_pages);   // alloc or free
     void pte_alloc(Ctx& c, Vma& v, uint32_t idx);          // page table for idx's PMD range
     void free_pgtables(Ctx& c, Vma& v);
@@ -392,8 +429,24 @@ private:
     mm::folio_t read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, mm::swp_offset_t off, double* ready);
     int node_of_cpu(int cpu) const;
 
+    // page allocator slow path, kswapd, OOM (page_alloc.cpp)
+    int alloc_node(Ctx& c, unsigned order, int preferred);          // the node that gives the pages
+    int node_with_room(int preferred, unsigned nr, int mark) const; // zonelist walk at a watermark, -1 if none
+    bool room_for_large(unsigned order, int preferred) const;       // a GFP_TRANSHUGE_LIGHT try: low watermark
+    void wakeup_kswapd(Ctx& c, int nid);
+    void kswapd(Clock& clk, int nid);
+    void balance_pgdat(Ctx& c, int nid);
+    unsigned long try_to_free_pages(Ctx& c);
+    void out_of_memory(Ctx& c);
+    void oom_reaper(Clock& clk);
+    std::vector<NodeMem> nodes_;
+    int oom_reaper_pid_ = -1;
+    bool oom_reaper_sleeping_ = false;
+    std::vector<int> oom_reap_queue_;
+
     // memcg reclaim
     void mem_cgroup_handle_over_high(Ctx& c);
+    unsigned long do_try_to_free_pages(Ctx& c, ScanControl& sc);
     unsigned long reclaim_high(Ctx& c, unsigned nr_pages);
     unsigned long try_to_free_mem_cgroup_pages(Ctx& c, unsigned nr_pages);
     void shrink_lruvec(Ctx& c, int nid, ScanControl& sc);
@@ -446,6 +499,9 @@ private:
     static const hw::Lock* lock_of(const hw::Lock& l) { return &l; }
     static const hw::Lock* lock_of(const std::unique_ptr<hw::Lock>& p) { return p.get(); }
     void on_slot_free(mm::swp_offset_t off);
+    bool swap_table() const { return cfg_.swap_cache == SwapCacheImpl::SwapTable; }
+    // swap_cache_get_folio: the XArray's walk, or the swap table's one load.
+    double swap_cache_lookup_cost() const { return swap_table() ? cfg_.c.table_lookup : cfg_.c.swap_cache_lookup; }
     void price_slot_frees(Ctx& c, const mm::SwapFreeTrace& tr, mm::swp_offset_t off);
 
     KConfig cfg_;

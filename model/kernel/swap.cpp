@@ -77,15 +77,27 @@ void Kernel::swap_cache_insert(Ctx& c, folio_t f, swp_offset_t off)
         swap->cache_folio(off + i) = f;
     fo.swap = off;
     fo.set(PG_swapcache);
-    c.lock(swap_cache_lock(off), cfg_.c.swap_cache_add + cfg_.c.swap_cache_per_page * nr);
+    const Costs& k = cfg_.c;
+    if (swap_table()) {   // swap_cache_add_folio: __swap_table_set per slot under ci->lock
+        c.lock(swap_cache_lock(off), k.table_add + k.table_per_slot * nr);
+        return;
+    }
+    // add_to_swap_cache: xas_store per page under the 64 MiB space's xa_lock.
+    c.lock(swap_cache_lock(off), k.swap_cache_add + k.swap_cache_per_page * nr);
 }
 
 void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
 {
     const Costs& k = cfg_.c;
+    // cost.swap.free_per_range includes swap_range_free's clear_shadow_from_swap_cache (XArray:
+    // the xa_lock and the walk, nested in the free's lock). The swap table clears each slot's
+    // shadow with one store in the table instead.
+    const double shadow = swap_table() ? k.table_per_slot * tr.slots_freed -
+                                             (k.xa_clear_walk * tr.ranges + k.xa_clear_per_slot * tr.slots_freed)
+                                       : 0.0;
     if (tr.took_si_lock)
         c.lock(swap_alloc_lock(off),
-               k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed + k.si_free_per_range * tr.ranges, 1, 0,
+               k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed + k.si_free_per_range * tr.ranges + shadow, 1, 0,
                "swap_entry_range_free");
     if (pending_invalidate_) {
         // zswap_invalidate of each freed slot: xa_erase, zs_free, list_lru_del, uncharge.
@@ -118,7 +130,10 @@ void Kernel::swap_cache_del(Ctx& c, folio_t f)
     Folio& fo = folios[f];
     unsigned nr = fo.nr_pages();
     swp_offset_t off = fo.swap;
-    c.lock(swap_cache_lock(off), cfg_.c.swap_cache_del + cfg_.c.swap_cache_per_page * nr);
+    if (swap_table())   // __swap_cache_del_folio: the shadow goes into the table, per slot
+        c.lock(swap_cache_lock(off), cfg_.c.table_del + cfg_.c.table_per_slot * nr);
+    else                // __delete_from_swap_cache: xas_store(shadow) per page under xa_lock
+        c.lock(swap_cache_lock(off), cfg_.c.swap_cache_del + cfg_.c.swap_cache_per_page * nr);
     fo.clear(PG_swapcache);
     fo.swap = NO_SWAP;
     SwapFreeTrace tr;
@@ -370,7 +385,7 @@ void Kernel::flush_plug(Ctx& c, std::vector<PlugEntry>& plug)
             c.block_until(t);
         }
         c.sys(cfg_.c.bio_submit);
-        double done = ssd->submit(c.now(), bytes, true);
+        double done = ssd->submit(c.now(), bytes, true, uint64_t(plug[i].off) * PAGE_SIZE);
         for (size_t n = i; n < j; n++)
             wb_done_.push({done, plug[n].f, plug[n].gen});
         i = j;

@@ -1,6 +1,8 @@
-// memcg direct reclaim (mm/vmscan.c, classic two-list LRU).
+// Page reclaim (mm/vmscan.c, classic two-list LRU): memcg and global direct reclaim; kswapd's
+// balance_pgdat is in page_alloc.cpp and uses the same shrink_lruvec.
 //
-// Models: try_to_free_mem_cgroup_pages (nr_to_reclaim = max(nr, SWAP_CLUSTER_MAX), priority
+// Models: try_to_free_mem_cgroup_pages (nr_to_reclaim = max(nr, SWAP_CLUSTER_MAX)) and
+// try_to_free_pages (SWAP_CLUSTER_MAX) through do_try_to_free_pages (priority
 // DEF_PRIORITY..0, every node of the zonelist from the local one); shrink_lruvec's
 // SWAP_CLUSTER_MAX rounds and its stop rule; get_scan_count's SCAN_FRACT by swappiness
 // (SCAN_EQUAL at priority 0, SCAN_FILE without swap); shrink_inactive_list with
@@ -13,7 +15,8 @@
 // Granularity: one folio at a time; the state changes of a pass happen when it is planned,
 // its time is run after each shrink_inactive_list round once sim.reclaim_slice has built up,
 // and before freeing a pass's folios when they are many pages (2M THPs).
-// Leaves out: MGLRU, cost-based anon/file balance, kswapd, dirty file writeback, deferred split.
+// Leaves out: MGLRU, cost-based anon/file balance, dirty file writeback, deferred split, memcg
+// protection (memory.low/min) and the memcg tree walk of global reclaim (one memcg).
 //
 // Yield points:
 // - shrink_inactive_list, after move_folios_to_lru once sim.reclaim_slice has built up (the
@@ -36,16 +39,28 @@ unsigned long Kernel::try_to_free_mem_cgroup_pages(Ctx& c, unsigned nr_pages)
 {
     ScanControl sc;
     sc.nr_to_reclaim = std::max<unsigned long>(nr_pages, SWAP_CLUSTER_MAX);
+    c.sys(cfg_.c.reclaim_entry);
+    return do_try_to_free_pages(c, sc);
+}
+
+// do_try_to_free_pages: priority DEF_PRIORITY..0 over every node of the zonelist from the
+// local one. Memcg and global direct reclaim share it (one memcg: the same lruvecs); a node
+// where direct reclaim freed pages has its kswapd_failures reset (shrink_node).
+unsigned long Kernel::do_try_to_free_pages(Ctx& c, ScanControl& sc)
+{
     sc.may_swap = swap != nullptr;
     bool was_memalloc = c.task.memalloc;
     c.task.memalloc = true;
-    c.sys(cfg_.c.reclaim_entry);
     int local = node_of_cpu(c.task.cpu);
     do {
         for (int i = 0; i < nr_nodes(); i++) {
             int nid = (local + i) % nr_nodes();
-            if (lruvec[size_t(nid)].total_pages())
-                shrink_lruvec(c, nid, sc);
+            if (!lruvec[size_t(nid)].total_pages())
+                continue;
+            unsigned long before = sc.nr_reclaimed;
+            shrink_lruvec(c, nid, sc);
+            if (sc.nr_reclaimed > before)
+                nodes_[size_t(nid)].kswapd_failures = 0;
         }
         if (sc.nr_reclaimed >= sc.nr_to_reclaim)
             break;
@@ -216,7 +231,7 @@ unsigned long Kernel::shrink_inactive_list(Ctx& c, int nid, LruList lru, unsigne
     if (list.empty())
         return 0;
     c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.isolate_per_folio * double(list.size()));
-    vm.count(PGSCAN_DIRECT, scanned);
+    vm.count(sc.kswapd ? PGSCAN_KSWAPD : PGSCAN_DIRECT, scanned);
     sc.nr_scanned += scanned;
 
     std::vector<folio_t> ret, activate;
@@ -251,7 +266,7 @@ unsigned long Kernel::shrink_inactive_list(Ctx& c, int nid, LruList lru, unsigne
     }
     if (!ret.empty() || !activate.empty())
         c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.putback_per_folio * double(ret.size() + activate.size()));
-    vm.count(PGSTEAL_DIRECT, reclaimed);
+    vm.count(sc.kswapd ? PGSTEAL_KSWAPD : PGSTEAL_DIRECT, reclaimed);
     // Reclaimers run concurrently on a shared LRU: run the planned time now and then, so a
     // long pass (a first sweep that only marks folios referenced) is shared with the others
     // instead of being planned by one task seconds ahead.

@@ -11,9 +11,9 @@ constexpr unsigned SWAP_CLUSTER_COLS = (1u << SWAP_ADDRESS_SPACE_SHIFT) / SWAPFI
 }  // namespace
 
 SwapDevice::SwapDevice(uint64_t nr_slots, int nr_cpus, bool slot_cache, unsigned swap_batch,
-                       uint64_t file_slots)
+                       uint64_t file_slots, bool shuffle, bool solidstate)
     : nr_slots_(nr_slots / SWAPFILE_CLUSTER * SWAPFILE_CLUSTER), slot_cache_(slot_cache),
-      swap_batch_(std::max(1u, swap_batch)), pcp_(size_t(nr_cpus))
+      swap_batch_(std::max(1u, swap_batch)), solidstate_(solidstate), pcp_(size_t(nr_cpus))
 {
     size_t nr_clusters = size_t(nr_slots_ / SWAPFILE_CLUSTER);
     if (nr_clusters == 0)
@@ -31,8 +31,9 @@ SwapDevice::SwapDevice(uint64_t nr_slots, int nr_cpus, bool slot_cache, unsigned
     clusters_[0].count = 1;
     clusters_[0].order = 0;
     cluster_move(0, NONFULL0 + 0, CLUSTER_NONFULL);
-    for (unsigned k = 0; k < SWAP_CLUSTER_COLS; k++)
-        for (size_t j = k; j < nr_clusters; j += SWAP_CLUSTER_COLS)
+    const unsigned cols = shuffle ? SWAP_CLUSTER_COLS : 1;   // phase I's setup_clusters: in order
+    for (unsigned k = 0; k < cols; k++)
+        for (size_t j = k; j < nr_clusters; j += cols)
             if (clusters_[j].count == 0)
                 cluster_move(uint32_t(j), FREE_LIST, CLUSTER_FREE);
 }
@@ -237,6 +238,8 @@ swp_offset_t SwapDevice::alloc_order0(int cpu, SwapAllocTrace* tr)
 swp_offset_t SwapDevice::alloc(int cpu, unsigned order, SwapAllocTrace* tr)
 {
     PerCpu& p = pcp_[size_t(cpu)];
+    if (!solidstate_)   // a rotational device: one global cluster for every CPU
+        cpu = 0;
     if (order == 0 && slot_cache_) {
         if (p.cache.empty()) {
             if (tr)

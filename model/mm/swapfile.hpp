@@ -59,8 +59,11 @@ struct SwapFreeTrace {
 class SwapDevice {
 public:
     // file_slots: free slots of a higher-priority swap file in front of the device (0: none).
+    // shuffle: setup_clusters' column order (v6.17 and before; the swap table removed it).
+    // solidstate: SWP_SOLIDSTATE; without it (a rotational disk) every CPU allocates from one
+    // global cluster (si->global_cluster) instead of its per-CPU one.
     SwapDevice(uint64_t nr_slots, int nr_cpus, bool slot_cache, unsigned swap_batch,
-               uint64_t file_slots = 0);
+               uint64_t file_slots = 0, bool shuffle = true, bool solidstate = true);
 
     // folio_alloc_swap's slot part: order-0 from the per-CPU slot cache (if enabled), large
     // orders through get_swap_pages(1, order). Returns NO_SWAP on failure. Slots come back
@@ -150,6 +153,7 @@ private:
     std::vector<swp_offset_t> file_free_;   // the file's free slots, lowest at the back
     bool slot_cache_;
     unsigned swap_batch_;
+    bool solidstate_;
     std::vector<Cluster> clusters_;
     std::vector<std::unique_ptr<SlotData>> slot_data_;
     std::array<List, NR_LISTS> lists_{};

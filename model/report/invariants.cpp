@@ -36,7 +36,8 @@ std::string pages_conserved(const json& n, const char* when)
 json swap_accounting(const kernel::Kernel& k)
 {
     const auto& a = k.swapout_acct;
-    return {{"pgsteal_direct", k.vm[mm::PGSTEAL_DIRECT]}, {"pageout_freed", a.pageout_freed},
+    return {{"pgsteal_direct", k.vm[mm::PGSTEAL_DIRECT]}, {"pgsteal_kswapd", k.vm[mm::PGSTEAL_KSWAPD]},
+            {"pageout_freed", a.pageout_freed},
             {"written_unmapped", a.written_unmapped}, {"written_again", a.written_again},
             {"written_resident", a.written_resident},
             {"zswpout", k.vm[mm::ZSWPOUT]}, {"pswpout", k.vm[mm::PSWPOUT]}, {"freed_clean", a.freed_clean}};
@@ -93,7 +94,8 @@ std::string check_result(const json& r, const Limits& lim)
     if (r.contains("accounting")) {
         const json& acc = r.at("accounting");
         const json& s = acc.at("swap_out");
-        uint64_t freed = s.at("pgsteal_direct").get<uint64_t>() + s.at("pageout_freed").get<uint64_t>() +
+        uint64_t freed = s.at("pgsteal_direct").get<uint64_t>() + s.value("pgsteal_kswapd", uint64_t(0)) +
+                         s.at("pageout_freed").get<uint64_t>() +
                          s.at("written_unmapped").get<uint64_t>() + s.at("written_again").get<uint64_t>() +
                          s.at("written_resident").get<uint64_t>();
         uint64_t written = s.at("zswpout").get<uint64_t>() + s.at("pswpout").get<uint64_t>() +

@@ -77,6 +77,13 @@ std::vector<Metric> make_table()
         metric("throughput_kbps_sum", "KB/s", S::Benchmark, "usemem stdout, summed over processes (what LKP reports)",
                "as throughput_kbps (workload/usemem.cpp)", [](const RunView& v, unsigned) { return json(v.tp_sum); })
             .in(USEMEM).show(USEMEM, Fmt::Rate),
+        metric("sum_throughput_mbps", "MB/s", S::Benchmark, "usemem 'Sum Throughput' (seed 001): throughput_kbps_sum / 1024",
+               "as throughput_kbps (workload/usemem.cpp)", [](const RunView& v, unsigned) { return json(v.tp_sum / 1024.0); })
+            .in(USEMEM).label({"Sum Throughput"}),
+        metric("single_process_throughput_mbps", "MB/s", S::Benchmark,
+               "usemem 'Single process Throughput' (seed 001): the per-process mean / 1024", "as throughput_kbps (workload/usemem.cpp)",
+               [](const RunView& v, unsigned) { return json(v.tp_sum / 1024.0 / double(v.nproc)); })
+            .in(USEMEM).label({"Single process Throughput"}),
         metric("throughput_kbps_min", "KB/s", S::Benchmark, "usemem stdout: the slowest process", "workload/usemem.cpp",
                [](const RunView& v, unsigned) { return json(v.tp_min); })
             .in(USEMEM).show(0, Fmt::Rate),
@@ -174,6 +181,22 @@ std::vector<Metric> make_table()
         vmstat(PGFAULT, "events", "handle_mm_fault (kernel/fault.cpp)"),
         vmstat(PGSCAN_DIRECT, "pages", "shrink_inactive_list isolations (kernel/vmscan.cpp)"),
         vmstat(PGSTEAL_DIRECT, "pages", "shrink_folio_list frees (kernel/vmscan.cpp)"),
+        vmstat(PGSCAN_KSWAPD, "pages", "kswapd's shrink_inactive_list isolations (kernel/page_alloc.cpp, vmscan.cpp)"),
+        vmstat(PGSTEAL_KSWAPD, "pages", "kswapd's shrink_folio_list frees (kernel/page_alloc.cpp, vmscan.cpp)"),
+        vmstat(ALLOCSTALL, "events", "direct reclaim in the allocator's slow path below the min watermark (kernel/page_alloc.cpp)",
+               "allocstall_normal summed over zones"),
+        vmstat(OOM_KILL, "events", "out_of_memory kills (kernel/page_alloc.cpp)"),
+        metric("oom_killed_tasks", "tasks", S::Machine, "none (dmesg: Killed process)",
+               "usemem processes the OOM killer took; they print no statistics (workload/usemem.cpp)",
+               [](const RunView& v, unsigned) { return json(v.killed); })
+            .in(USEMEM),
+        metric("kswapd_sys_s", "s", S::Machine, "kswapd0..N stime (ps)", "balance_pgdat's CPU time, not in sys_s (kernel/page_alloc.cpp)",
+               [](const RunView& v, unsigned) {
+                   double s = 0;
+                   for (const kernel::NodeMem& n : v.k.nodes())
+                       s += n.kswapd_sys_s;
+                   return json(s);
+               }),
         vmstat(PGACTIVATE, "pages", "referenced folios put back active (kernel/vmscan.cpp)"),
         vmstat(PGDEACTIVATE, "pages", "shrink_active_list (kernel/vmscan.cpp)"),
         vmstat(PGROTATED, "pages", "folio_rotate_reclaimable after writeback (kernel/vmscan.cpp)"),

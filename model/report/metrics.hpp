@@ -47,7 +47,8 @@ struct RunView {
     const workload::Swapinout* swapinout = nullptr;
     const workload::Kbuild* kbuild = nullptr;   // sys, user and elapsed are filled from it
     double tp_sum = 0, tp_min = 0, tp_max = 0, sys = 0, user = 0, elapsed = 0, free_us = 0;
-    size_t nproc = 1;
+    size_t nproc = 1;             // processes that printed statistics (not OOM-killed)
+    size_t killed = 0;
     int smt_shared = 0;
     unsigned workload() const { return usemem ? USEMEM : kbuild ? KBUILD : SWAPINOUT; }
 };

@@ -166,18 +166,22 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     json per = json::array();
     for (const auto& p : procs) {
         const kernel::Task& t = k.task(p.pid);
-        tps.push_back(double(p.throughput_kbps));
-        v.tp_sum += double(p.throughput_kbps);
+        // An OOM-killed process prints no statistics: averages are over the others.
+        v.killed += p.killed;
+        if (!p.killed) {
+            tps.push_back(double(p.throughput_kbps));
+            v.tp_sum += double(p.throughput_kbps);
+            v.free_us += p.free_us;
+        }
         v.sys += t.stime;
         v.user += t.utime;
         v.elapsed = std::max(v.elapsed, p.t_exit);
-        v.free_us += p.free_us;
         per.push_back({{"pid", p.pid}, {"cpu", p.cpu}, {"cpu_last", t.cpu}, {"migrations", t.migrations}, {"throughput_kbps", p.throughput_kbps},
                        {"write_s", p.t_done}, {"wall_s", p.t_exit - p.t_start}, {"sys_s", t.stime},
                        {"user_s", t.utime}, {"free_latency_us", p.free_us}, {"reclaimed_pages", t.reclaimed},
-                       {"throttled_s", t.throttled_s}, {"io_wait_s", t.io_wait_s}});
+                       {"throttled_s", t.throttled_s}, {"io_wait_s", t.io_wait_s}, {"oom_killed", p.killed}});
     }
-    v.nproc = std::max<size_t>(1, procs.size());
+    v.nproc = std::max<size_t>(1, procs.size() - v.killed);
     // Imbalance: the slowest and fastest process, and how many processes shared an SMT core
     // with another usemem process where they started writing.
     json dist = distribution(tps);
@@ -262,7 +266,9 @@ void add_common(json& r, const scenario::Config& cfg, const std::string& scenari
                        {"mm_stat", mm_stat(k.zram->stats(), k.zram->pool().pool_pages() * PAGE_SIZE)}};
     if (k.ssd) {
         double sim_end = std::max(elapsed, 1e-9);
-        dev["swap"] = {{"type", "ssd"},
+        dev["swap"] = {{"type", cfg.s("swap.device")},
+                       {"seeks", k.ssd->seeks()},
+                       {"positioning_s", k.ssd->positioning_s()},
                        {"requests", k.ssd->requests()},
                        {"bytes_written", k.ssd->bytes_written()},
                        {"bytes_read", k.ssd->bytes_read()},

@@ -168,6 +168,9 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
             timed_out = true;
             throw std::runtime_error(scenario::time_limit_message(cfg));
         });
+        // kswapd per node and the oom_reaper: parked until global memory pressure wakes them.
+        for (kernel::KThread& kt : k.kthreads())
+            sim.spawn_daemon(kt.name, kt.cpu, [&clock, body = kt.body] { body(clock); });
         // Observers: they only read state, so the run is the same with them.
         std::unique_ptr<Tracer> tracer;
         if (!opt.trace.empty()) {

@@ -86,27 +86,20 @@ void memcg_limits_fit_ram(const Ctx& c)
     }
 }
 
-void usemem_fits_ram_and_swap(const Ctx& c)
+// More than RAM and swap hold is allowed: the OOM killer ends processes (kernel/page_alloc.cpp).
+// Watermarks that reach RAM are not: kswapd could never balance the node.
+void watermarks_below_ram(const Ctx& c)
 {
-    const Config& cfg = c.cfg;
-    if (c.has("workload.type") && cfg.s("workload.type") != "usemem")
-        return;
-    double nproc = cfg.num("workload.usemem.nproc");
-    double per_proc = cfg.num("workload.usemem.size") + cfg.num("workload.usemem.misc_anon");
-    const std::string& dev = cfg.s("swap.device");
-    double swap = dev == "none" ? 0 : cfg.num(dev == "zram" && c.has("swap.zram.disksize") ? "swap.zram.disksize" : "swap.size");
-    double total = nproc * per_proc, room = cfg.num("machine.dram") + swap;
-    if (total <= room)
-        return;
-    const char* key = cfg.explicitly_set("workload.usemem.nproc") || !cfg.explicitly_set("workload.usemem.size")
-                          ? "workload.usemem.nproc"
-                          : "workload.usemem.size";
-    std::string swap_s = cfg.s("swap.device") == "none" ? "no swap device" : "swap.size " + c.show("swap.size");
-    c.fail(key, fmt::format("{} processes x ({} + misc_anon {}) = {} is more memory than the machine and swap can "
-                            "hold (machine.dram {} + {}); lower workload.usemem.nproc or workload.usemem.size",
-                            cfg.i("workload.usemem.nproc"), c.show("workload.usemem.size"),
-                            c.show("workload.usemem.misc_anon"), size_str(total),
-                            c.show("machine.dram"), swap_s));
+    double dram = c.cfg.num("machine.dram");
+    double min = c.cfg.num("kernel.vm.min_free_kbytes") * 1024.0;
+    double wsf = c.cfg.num("kernel.vm.watermark_scale_factor");
+    double high = min + 2 * std::max(min / 4, dram * wsf / 10000);
+    if (high >= dram)
+        c.fail(c.cfg.explicitly_set("kernel.vm.min_free_kbytes") ? "kernel.vm.min_free_kbytes" : "kernel.vm.watermark_scale_factor",
+               fmt::format("the high watermark (min_free_kbytes {} KiB, watermark_scale_factor {}) is {}, not below RAM "
+                           "(machine.dram = {}): kswapd could never free that much; lower them",
+                           c.cfg.i("kernel.vm.min_free_kbytes"), c.cfg.i("kernel.vm.watermark_scale_factor"),
+                           size_str(high), c.show("machine.dram")));
 }
 
 void cpus_exist(const Ctx& c)
@@ -245,9 +238,7 @@ const std::vector<Check>& checks()
 {
     static const std::vector<Check> list = {
         {{"kernel.memcg.high", "kernel.memcg.max", "machine.dram"}, memcg_limits_fit_ram},
-        {{"workload.usemem.nproc", "workload.usemem.size", "workload.usemem.misc_anon", "machine.dram",
-          "swap.device", "swap.size"},
-         usemem_fits_ram_and_swap},
+        {{"kernel.vm.min_free_kbytes", "kernel.vm.watermark_scale_factor", "machine.dram"}, watermarks_below_ram},
         {{"workload.cpus", "machine.sockets", "machine.cores_per_socket", "machine.threads_per_core"}, cpus_exist},
         {{"workload.membind", "machine.sockets"}, membind_node_exists},
         {{"kernel.zswap.enabled", "kernel.zswap.compressor"}, iaa_needs_device},

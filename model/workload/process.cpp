@@ -33,6 +33,8 @@ uint64_t Process::touch_one(Ctx& c, uint32_t mm, uint32_t vma, uint64_t p, bool 
         // A read of a swapped page maps it read-only; the write that follows
         // takes a second (write-protect) fault.
         uint64_t covered = k_.handle_mm_fault(c, mm, vma, uint32_t(p), write && !(read && pte_swap(pte)));
+        if (c.task.oom_victim)   // SIGKILL: the loop does not resume
+            return std::max<uint64_t>(covered, 1);
         if (write && read && pte_swap(pte))
             k_.handle_mm_fault(c, mm, vma, uint32_t(p), true);
         if (c.task.memcg_nr_pages_over_high) {
@@ -55,6 +57,8 @@ void Process::loop(Ctx& c, uint32_t mm, uint32_t vma, uint64_t first, uint64_t n
         uint64_t step_end = std::min(end, p + chunk_pages);
         while (p < step_end) {
             uint64_t covered = std::min(touch_one(c, mm, vma, p, read, write), end - p);
+            if (c.task.oom_victim)
+                return;
             c.mem(passes * double(covered * mm::PAGE_SIZE), bw, false);
             p += covered;
         }
@@ -69,6 +73,8 @@ void Process::touch_pages(Ctx& c, uint32_t vma, const std::vector<uint32_t>& pag
     for (size_t i = 0; i < pages.size(); i++) {
         while (!touch_one(c, mm_, vma, pages[i], !write, write)) {
         }
+        if (c.task.oom_victim)
+            return;
         c.mem(double(mm::PAGE_SIZE), bw, false);
         if ((i + 1) % chunk_pages == 0)
             c.flush();
@@ -107,6 +113,7 @@ void Process::exit(Ctx& c)
 {
     k_.exit_mmap(c, mm_);
     c.flush();
+    k_.task_exited(c.task);
     k_.sched_sleep(c.task);
 }
 

@@ -78,21 +78,33 @@ void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_
             touch_range(c, i, v, 0, vmas[v].pte.size(), read, true);
     };
 
+    // Waits in user space (pipe reads, sleeps): the oom_reaper may reap the task meanwhile.
+    auto user_wait = [&](auto&& wait) {
+        t.user_wait = true;
+        c.block(wait);
+        t.user_wait = false;
+    };
+    // An OOM-killed child prints nothing; its pipes close, so the others' waits still end
+    // (modelled as the killed child passing the rendezvous without work).
+    auto alive = [&] { return !t.oom_victim; };
+
     touch_footprint(false);
     // ready(): poll() on the start pipe until the parent, having forked all, writes "GO".
-    c.block([&] { start_barrier.wait(); });
+    user_wait([&] { start_barrier.wait(); });
     c.block_until(clk.now() + woken_after_[size_t(i)]);
-    for (int rep = 0; rep < cfg_.repeat; rep++)   // later passes verify each word before rewriting it
+    for (int rep = 0; rep < cfg_.repeat && alive(); rep++)   // later passes verify each word before rewriting it
         touch_range(c, i, VMA_MAIN, 0, pages, rep > 0, true);
-    if (cfg_.read_again)
+    if (cfg_.read_again && alive())
         touch_range(c, i, VMA_MAIN, 0, pages, true, false);
     c.flush();
-    // output_statistics: the time is taken, then printing touches stack and libc data.
-    pr.t_done = clk.now();
-    uint64_t usecs = std::max<uint64_t>(1, uint64_t(pr.t_done * 1e6));
-    pr.rw_bytes = credited_bytes(cfg_.size, cfg_.repeat, cfg_.read_again);
-    pr.throughput_kbps = ((pr.rw_bytes * 1000000ull) >> 10) / usecs;
-    written_[size_t(i)] = 1;
+    if (alive()) {
+        // output_statistics: the time is taken, then printing touches stack and libc data.
+        pr.t_done = clk.now();
+        uint64_t usecs = std::max<uint64_t>(1, uint64_t(pr.t_done * 1e6));
+        pr.rw_bytes = credited_bytes(cfg_.size, cfg_.repeat, cfg_.read_again);
+        pr.throughput_kbps = ((pr.rw_bytes * 1000000ull) >> 10) / usecs;
+        written_[size_t(i)] = 1;
+    }
     if (++writes_done_ == cfg_.nproc) {
         at_writes_done_ = k_.memcg.stat();
         std::vector<uint32_t> mms;
@@ -101,10 +113,27 @@ void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_
                 mms.push_back(k_.task(pids_[size_t(j)]).mm);
         census_at_writes_done_ = k_.census(mms);
     }
-    touch_footprint(true);
-    c.block_until(clk.now() + cfg_.sleep_s);
+    if (alive()) {
+        touch_footprint(true);
+        double until = clk.now() + cfg_.sleep_s;
+        c.flush();
+        if (until > clk.now())
+            user_wait([&] { clk.sleep_until(until); });
+    }
+    pr.killed = t.oom_victim;
+    if (pr.killed) {   // SIGKILL: do_exit at once; the pipes it leaves closed end the others' waits
+        written_[size_t(i)] = 0;
+        k_.exit_mmap(c, t.mm);
+        c.flush();
+        k_.task_exited(t);
+        if (free_barrier)
+            c.block([&] { free_barrier->wait(); });
+        pr.t_exit = clk.now();
+        k_.sched_sleep(t);
+        return;
+    }
     if (free_barrier)
-        c.block([&] { free_barrier->wait(); });
+        user_wait([&] { free_barrier->wait(); });
     double t0 = clk.now();
     written_[size_t(i)] = 0;
     proc_[size_t(i)].munmap(c, VMA_MAIN);

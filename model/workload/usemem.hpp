@@ -50,6 +50,7 @@ struct UsememProc {
     double free_us = 0;           // timing_free: munmap of the mapping
     uint64_t throughput_kbps = 0; // as usemem prints it
     uint64_t rw_bytes = 0;
+    bool killed = false;          // by the OOM killer: printed nothing
 };
 
 // Rendezvous of all processes (usemem's ready()/synchronize_tasks pipes).

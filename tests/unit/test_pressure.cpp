@@ -1,0 +1,118 @@
+// Global memory pressure (watermarks, kswapd, direct reclaim, the OOM killer), memory.max, and
+// the two swap-cache back ends, through whole runs of tests/data/pressure.json (8 x 384M on a
+// 2G machine, pmem swap). Each run checks the page and memcg invariants at its end.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "run_cmd.hpp"
+
+using nlohmann::json;
+using swapsim_test::run_swapsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path;
+    TempDir()
+    {
+        std::string t = (fs::temp_directory_path() / "swapsim_pressure.XXXXXX").string();
+        path = ::mkdtemp(t.data());
+    }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+json run_pressure(const std::vector<std::string>& sets)
+{
+    TempDir d;
+    std::vector<std::string> args = {"run", "tests/data/pressure.json", "--out", d.path.string()};
+    for (const auto& s : sets)
+        args.insert(args.end(), {"--set", s});
+    auto r = run_swapsim(args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return json::parse(swapsim_test::slurp((d.path / "result.json").string()));
+}
+
+double metric(const json& r, const char* k) { return r["metrics"][k].get<double>(); }
+
+const json* lock_row(const json& r, const std::string& name)
+{
+    for (const auto& l : r["locks"])
+        if (l["lock"] == name)
+            return &l;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("global pressure: RAM is never exceeded and kswapd and direct reclaim swap out with no OOM", "[pressure]")
+{
+    json r = run_pressure({});
+    const double ram = 2.0 * (1 << 30);
+    CHECK(metric(r, "ram_used_peak") <= ram);
+    CHECK(metric(r, "memory_peak") <= ram);
+    // 3G written into 2G: at least 1G went to swap, freed by kswapd and the tasks themselves.
+    CHECK(metric(r, "pswpout") * 4096 >= 1.0 * (1 << 30));
+    CHECK(metric(r, "pgscan_kswapd") > 0);
+    CHECK(metric(r, "pgsteal_kswapd") > 0);
+    CHECK(metric(r, "pgsteal_kswapd") + metric(r, "pgsteal_direct") >= metric(r, "pswpout"));
+    CHECK(metric(r, "kswapd_sys_s") > 0);
+    CHECK(metric(r, "oom_kill") == 0);
+    CHECK(metric(r, "oom_killed_tasks") == 0);
+    // Below the min watermark the tasks reclaim themselves: a 16M min_free_kbytes-sized
+    // reserve is small against 8 writers, so direct reclaim happens too.
+    CHECK(metric(r, "allocstall") > 0);
+    CHECK(metric(r, "pgscan_direct") > 0);
+}
+
+TEST_CASE("global pressure: without swap the OOM killer ends processes and the run finishes", "[pressure]")
+{
+    json r = run_pressure({"swap.device=none"});
+    CHECK(metric(r, "ram_used_peak") <= 2.0 * (1 << 30));
+    CHECK(metric(r, "oom_kill") >= 3);   // 3G of anon in 2G: at least three 384M processes go
+    CHECK(metric(r, "oom_killed_tasks") == metric(r, "oom_kill"));
+    CHECK(metric(r, "pswpout") == 0);
+    int finished = 0;
+    for (const auto& p : r["per_process"])
+        finished += !p["oom_killed"].get<bool>() && p["throughput_kbps"].get<double>() > 0;
+    CHECK(finished >= 1);
+    CHECK(finished + metric(r, "oom_killed_tasks") == 8);
+}
+
+TEST_CASE("memory.max: the charge reclaims in the task and usage and times stay within bounds", "[pressure]")
+{
+    json r = run_pressure({"machine.dram=8G", "kernel.memcg.max=1G"});
+    CHECK(metric(r, "memory_peak") <= 1.0 * (1 << 30));
+    CHECK(metric(r, "memcg_max") > 0);
+    CHECK(metric(r, "memcg_oom") == 0);
+    CHECK(metric(r, "pswpout") * 4096 >= 2.0 * (1 << 30));
+    CHECK(metric(r, "pgscan_kswapd") == 0);   // 8G of RAM: no global pressure
+    CHECK(metric(r, "user_s") >= 0);
+    for (const auto& p : r["per_process"]) {
+        CHECK(p["user_s"].get<double>() >= 0);
+        CHECK(p["sys_s"].get<double>() >= 0);
+        CHECK(p["sys_s"].get<double>() + p["user_s"].get<double>() <= p["wall_s"].get<double>() * 1.0001);
+    }
+}
+
+TEST_CASE("swap cache: the XArray and the swap table take different locks and the table is cheaper", "[pressure]")
+{
+    json xa = run_pressure({"machine.dram=8G", "kernel.memcg.max=1G", "kernel.swap_alloc=cluster_lock",
+                            "kernel.swap_slot_cache=false"});
+    json st = run_pressure({"machine.dram=8G", "kernel.memcg.max=1G", "kernel.swap_alloc=cluster_lock",
+                            "kernel.swap_slot_cache=false", "kernel.swap_cache=swap_table"});
+    CHECK(metric(xa, "pswpout") > 0);
+    // XArray: xa_lock per 64 MiB space for inserts, deletes and clear_shadow at free; the swap
+    // table takes no lock of its own (the cluster lock).
+    const json* xl = lock_row(xa, "swap cache xa_lock / ci->lock");
+    const json* sl = lock_row(st, "swap cache xa_lock / ci->lock");
+    REQUIRE(xl);
+    REQUIRE(sl);
+    CHECK((*xl)["acquisitions"].get<double>() > metric(xa, "pswpout"));
+    CHECK((*sl)["acquisitions"].get<double>() == 0);
+    CHECK(metric(st, "sys_s") < metric(xa, "sys_s"));
+}
