@@ -90,7 +90,7 @@ void add_kernel_costs(Table& t)
     t.cycles("cost.memcg.charge", 300, "try_charge_memcg page-counter path (stock miss)", est).to(section::costs, &kernel::Costs::charge);
     t.cycles("cost.memcg.charge_stock", 40, "consume_stock hit", est).to(section::costs, &kernel::Costs::charge_stock);
     t.nanos("cost.memcg.counter_hold_ns", 80, "page_counter cache line held by one atomic update under contention", "x86 cross-core cache-line transfer ~50-150 ns").to(section::costs, &kernel::Costs::counter_hold);
-    t.cycles("cost.oom.kill", 20000, "out_of_memory: select_bad_process (oom_badness of every task), dump_header off, SIGKILL and oom_reaper wakeup", "path length: ~100 tasks x ~100 cycles of oom_evaluate_task plus the kill; ~8 us", 2000, 100000).to(section::costs, &kernel::Costs::oom_kill);
+    t.cycles("cost.oom.kill", 20000, "out_of_memory: select_bad_process (oom_badness of every task), dump_header off, SIGKILL and oom_reaper wakeup", "range from the path length: ~100 tasks x ~100 cycles of oom_evaluate_task plus the kill; ~8 us", 2000, 100000).to(section::costs, &kernel::Costs::oom_kill);
     // vmscan.cpp: shrink_inactive_list, rmap, TLB flush, add_to_swap, swap slots and cache
     t.cycles("cost.lru.lock_base", 200, "lruvec->lru_lock section, fixed part", est).to(section::costs, &kernel::Costs::lru_lock_base);
     t.cycles("cost.lru.add_per_folio", 60, "lru_add_fn per folio in a drained batch", est).to(section::costs, &kernel::Costs::lru_add_per_folio);
@@ -121,16 +121,16 @@ void add_kernel_costs(Table& t)
     t.cycles("cost.swapcache.lookup", 200, "swap_cache_get_folio", est).to(section::costs, &kernel::Costs::swap_cache_lookup);
     // The XArray swap cache (v6.17) against the swap table (v6.18): path lengths from the code.
     t.cycles("cost.swapcache.xa_clear_walk", 150, "XArray: clear_shadow_from_swap_cache of a freed range, part of cost.swap.free_per_range: the space's xa_lock_irq and the walk down to the range (3 levels for 64 MiB); the swap table saves it",
-             "v6.17 mm/swap_state.c: irq off/on ~30 cycles + 3 dependent xa_node loads at 20-60 cycles (L2/LLC)", 60, 400).to(section::costs, &kernel::Costs::xa_clear_walk);
+             "range from v6.17 mm/swap_state.c: irq off/on ~30 cycles + 3 dependent xa_node loads at 20-60 cycles (L2/LLC)", 60, 400).to(section::costs, &kernel::Costs::xa_clear_walk);
     t.cycles("cost.swapcache.xa_clear_per_slot", 30, "XArray: ... per slot, also part of cost.swap.free_per_range: xas_for_each step, xas_store(NULL) of the shadow, node counts",
-             "v6.17 xas_store: slot write + node count update ~20-60 cycles on a line already fetched", 20, 60).to(section::costs, &kernel::Costs::xa_clear_per_slot);
+             "range from v6.17 xas_store: slot write + node count update ~20-60 cycles on a line already fetched", 20, 60).to(section::costs, &kernel::Costs::xa_clear_per_slot);
     t.cycles("cost.swaptable.add", 150, "swap table: swap_cache_add_folio under the cluster lock, fixed (folio flags and refs, NR_FILE_PAGES / NR_SWAPCACHE stats); no tree walk, no irq-off",
-             "v6.18 mm/swap_state.c: cost.swapcache.add less the XArray's walk (3 levels x ~40 cycles) and irq save/restore", 60, 300).to(section::costs, &kernel::Costs::table_add);
-    t.cycles("cost.swaptable.del", 150, "swap table: __swap_cache_del_folio under the cluster lock, fixed", "as cost.swaptable.add", 60, 300).to(section::costs, &kernel::Costs::table_del);
+             "range from v6.18 mm/swap_state.c: cost.swapcache.add less the XArray's walk (3 levels x ~40 cycles) and irq save/restore", 60, 300).to(section::costs, &kernel::Costs::table_add);
+    t.cycles("cost.swaptable.del", 150, "swap table: __swap_cache_del_folio under the cluster lock, fixed", "range as cost.swaptable.add", 60, 300).to(section::costs, &kernel::Costs::table_del);
     t.cycles("cost.swaptable.per_slot", 10, "swap table: one atomic_long store into the cluster's table (insert, delete with shadow, or clear at free)",
-             "v6.18 mm/swap_table.h __swap_table_set/xchg: one store to a line the cluster lock holder already owns, 5-20 cycles", 5, 20).to(section::costs, &kernel::Costs::table_per_slot);
+             "range from v6.18 mm/swap_table.h __swap_table_set/xchg: one store to a line the cluster lock holder already owns, 5-20 cycles", 5, 20).to(section::costs, &kernel::Costs::table_per_slot);
     t.cycles("cost.swaptable.lookup", 60, "swap table: swap_cache_get_folio, rcu_read_lock + one atomic_long_read of the table + folio_try_get",
-             "v6.18 swap_cache_get_folio: one dependent load (20-60 cycles from L2/LLC) + the folio refcount atomic, against cost.swapcache.lookup's 3-level walk", 20, 120).to(section::costs, &kernel::Costs::table_lookup);
+             "range from v6.18 swap_cache_get_folio: one dependent load (20-60 cycles from L2/LLC) + the folio refcount atomic, against cost.swapcache.lookup's 3-level walk", 20, 120).to(section::costs, &kernel::Costs::table_lookup);
     t.cycles("cost.folio.free", 600, "free_unref_folios + memcg uncharge, per folio", est).to(section::costs, &kernel::Costs::free_folio);
     t.cycles("cost.folio.split_per_page", 300, "split_folio_to_list per page", est).to(section::costs, &kernel::Costs::split_folio);
     // swap.cpp: zswap_store / zswap_load over zsmalloc, swap writeback, swap-in
