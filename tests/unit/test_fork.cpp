@@ -2,6 +2,8 @@
 // (workload::Process) on a plain test clock.
 #include <catch2/catch.hpp>
 
+#include "kconfig_fixture.hpp"
+
 #include <set>
 
 #include "kernel/kernel.hpp"
@@ -19,13 +21,7 @@ namespace {
 // folios, no readahead, every cost zero but the ones a test sets.
 KConfig fork_config()
 {
-    KConfig k;
-    k.topo = {1, 4, 1};
-    k.hz = 1e9;
-    k.dram_pages = (4ull << 30) / PAGE_SIZE;
-    k.dev = SwapDev::Pmem;
-    k.swap_slots = (64ull << 20) / PAGE_SIZE;
-    k.comp = {"test", 1024, 0, 0};
+    KConfig k = swapsim_test::small_config();
     k.page_cluster = 0;
     k.vma_ra = false;
     k.zswap = false;

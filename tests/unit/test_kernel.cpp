@@ -2,6 +2,8 @@
 // hand-computable cases, counters the mechanisms decide, and the end-of-test invariants.
 #include <catch2/catch.hpp>
 
+#include "kconfig_fixture.hpp"
+
 #include <tuple>
 
 #include "kernel/kernel.hpp"
@@ -13,19 +15,7 @@ using mm::PAGE_SIZE;
 
 namespace {
 
-// One socket, four single-thread cores, a 64 MiB swap device, every cost zero.
-KConfig small_config()
-{
-    KConfig k;
-    k.topo = {1, 4, 1};
-    k.hz = 1e9;
-    k.dram_pages = (4ull << 30) / PAGE_SIZE;
-    k.dev = SwapDev::Pmem;
-    k.swap_slots = (64ull << 20) / PAGE_SIZE;
-    k.comp = {"test", 1024, 0, 0};
-    k.page_cluster = 2;
-    return k;
-}
+using swapsim_test::small_config;
 
 struct World {
     explicit World(const KConfig& c, uint64_t pages) : k(c)
