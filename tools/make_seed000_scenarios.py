@@ -200,14 +200,21 @@ def write_targets():
                                 "metrics": [r["metric"] for r in t["rows"]]})
     # Seed 001 kernel-build matrix (tools/make_seed001_kbuild_scenarios.py): one column per row
     # and kernel, "<row>/<before|after>" (calibrate/tables.cpp expands the rows' conditions).
-    # Only rows that simulate in minutes: the tighter ones simulate every one of ~10^9 page
-    # swaps (docs/workloads.md).
+    # The tight rows map the build's memory in units of sim.page_unit pages (docs/workloads.md).
     kbuild = "swap-table-p1-v4/kbuild-matrix-zram-zswap"
-    for row in ("j48-3G-zswap",):
+    rows = sorted(os.listdir(os.path.join("scenarios", kbuild)), key=lambda r: (int(r.split("-")[0][1:]), r))
+    for row in rows:
         for col in ("before", "after"):
             path = os.path.join("scenarios", kbuild, row, col + ".json")
             if os.path.exists(path):
                 targets.append({"table": kbuild, "column": row + "/" + col, "scenario": path,
+                                "metrics": ["sys_s", "real_s"]})
+    # ... and its two 48-core 4G VM builds: one column per kernel.
+    for vm in ("kbuild-48c-4G-vm-zswap-nvme", "kbuild-48c-4G-vm-zram16G"):
+        for col in ("before", "after"):
+            path = os.path.join("scenarios", "swap-table-p1-v4", vm, col + ".json")
+            if os.path.exists(path):
+                targets.append({"table": "swap-table-p1-v4/" + vm, "column": col, "scenario": path,
                                 "metrics": ["sys_s", "real_s"]})
     # Seed 001 (swap table phase I): tools/make_seed001_scenarios.py writes one scenario per column.
     for t in tables:

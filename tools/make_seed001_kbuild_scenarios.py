@@ -3,14 +3,15 @@
 
 One folder per row of swap-table-p1-v4/kbuild-matrix-zram-zswap (named after -j and the memcg
 limit) and one per 48-core 4G VM table, with before.json (the XArray swap cache) and, once the
-model has kernel.swap_cache (issue 24), after.json (the swap table). Each scenario states only
-the published setup and records in "sources" where every setting comes from; "inferred" marks
-what the seed leaves out. Run from the repository root:
-    python3 tools/make_seed001_kbuild_scenarios.py [--swap-cache]
+after.json (the swap table). Each scenario states only the published setup and records in
+"sources" where every setting comes from; "inferred" marks what the seed leaves out. The rows
+whose order-0 swap traffic runs to ~10^9 page swaps simulate memory in units of
+sim.page_unit pages (PAGE_UNIT; the granularity test is in tests/unit/test_kbuild.cpp).
+Run from the repository root:
+    python3 tools/make_seed001_kbuild_scenarios.py
 """
 import json
 import os
-import sys
 
 SEED = "seed 001 (swap table phase I v4 cover text, 2025-09-16)"
 OUT = "scenarios/swap-table-p1-v4"
@@ -18,6 +19,10 @@ OUT = "scenarios/swap-table-p1-v4"
 # The matrix machine is not stated: inferred from the cover's "48c96t/128G x86_64 servers".
 MATRIX_MACHINE = {"sockets": 1, "cores_per_socket": 48, "threads_per_core": 2, "cpu_freq": "2.5GHz",
                   "dram": "128G"}
+# Pages per simulated page where order-0 swap traffic is heavy (not with mTHP, not where nothing
+# swaps): a simulation granularity, not a setting of the machine.
+PAGE_UNIT = {"j6-192M-zram": 16, "j12-256M-zram": 16, "j24-384M-zram": 16, "j48-768M-zram": 16,
+             "kbuild-48c-4G-vm-zswap-nvme": 16, "kbuild-48c-4G-vm-zram16G": 16}
 ROWS = [  # (folder, -j, memcg limit, backend, mTHP)
     ("j6-192M-zram", 6, "192M", "zram", None),
     ("j12-256M-zram", 12, "256M", "zram", None),
@@ -37,9 +42,10 @@ def scenario(name, jobs, limit, backend, mthp, vm=None):
            "workload.kbuild.jobs": SEED + f": -j{jobs}"}
     if vm:
         s["machine"] = {"sockets": 1, "cores_per_socket": 48, "threads_per_core": 1, "cpu_freq": "2.5GHz",
-                        "dram": "4G"}
+                        "dram": "2560M"}
         src["machine.cores_per_socket"] = SEED + ": \"a 48c VM\" (one vCPU per core: inferred)"
-        src["machine.dram"] = SEED + ": \"4G memory\"; global reclaim needed (issue 24), no memcg limit"
+        src["machine.dram"] = (SEED + ": \"4G memory\" and \"system components take up about 1.5G already\": "
+                               "the build has 4G - 1.5G (inferred: those 1.5G neither freed nor reclaimed); no memcg")
         src["machine.cpu_freq"] = "inferred: not stated"
     else:
         s["machine"] = dict(MATRIX_MACHINE)
@@ -62,6 +68,15 @@ def scenario(name, jobs, limit, backend, mthp, vm=None):
         src["kernel.zswap.compressor"] = "inferred: not stated (zstd)"
         src["swap.device"] = ("inferred: backing device not stated for the matrix row; an SSD" if not vm else
                               SEED + ": \"ZSWAP with 32G NVMEs\"")
+    k["swap_alloc"] = "cluster_lock"
+    k["swap_slot_cache"] = False
+    src["kernel.swap_alloc"] = ("inferred: the series applies on v6.17-rc (mm-new 2025-09), whose allocator "
+                                "takes per-cluster locks (v6.14+)")
+    src["kernel.swap_slot_cache"] = "inferred: the per-CPU swap slot cache was removed in v6.15, before the series' base"
+    if name in PAGE_UNIT:
+        s["sim"] = {"page_unit": PAGE_UNIT[name]}
+        src["sim.page_unit"] = ("swapsim: simulation granularity for ~10^9 order-0 page swaps; halving it moves "
+                                "sys and real < 3% (tests/unit/test_kbuild.cpp)")
     if mthp:
         k["mthp"] = {"enabled": mthp}
         src["kernel.mthp.enabled"] = SEED + ": \"With 64k folio\""
@@ -75,7 +90,7 @@ def scenario(name, jobs, limit, backend, mthp, vm=None):
     return s
 
 
-def write(folder, s, swap_cache):
+def write(folder, s, swap_cache=True):
     os.makedirs(folder, exist_ok=True)
     variants = [("before", None)] + ([("after", "swap_table")] if swap_cache else [])
     for name, sc in variants:
@@ -85,14 +100,14 @@ def write(folder, s, swap_cache):
         if swap_cache:
             x.setdefault("kernel", {})["swap_cache"] = sc or "xarray"
             x["sources"]["kernel.swap_cache"] = SEED + (": after the series (swap table)" if sc else
-                                                       ": before the series (XArray swap cache)")
+                                                       ": before the series (v6.17's XArray swap cache)")
         with open(os.path.join(folder, name + ".json"), "w") as f:
             json.dump(x, f, indent=2)
             f.write("\n")
 
 
 def main():
-    swap_cache = "--swap-cache" in sys.argv[1:]
+    swap_cache = True
     for folder, jobs, limit, backend, mthp in ROWS:
         write(f"{OUT}/kbuild-matrix-zram-zswap/{folder}",
               scenario(folder, jobs, limit, backend, mthp), swap_cache)

@@ -10,6 +10,7 @@
 #include "hw/blockdev.hpp"
 #include "hw/iaa.hpp"
 #include "hw/topology.hpp"
+#include "mm/types.hpp"
 
 namespace swapsim::kernel {
 
@@ -139,6 +140,12 @@ struct KConfig {
     hw::Topology topo;
     double hz = 2.5e9;
     double reclaim_slice = 1e-3;          // sim.reclaim_slice
+    // sim.page_unit: pages one simulated page stands for (scenario/settings.cpp derive_page_unit). Page counts below
+    // are in units; the batches the kernel sizes in pages are scaled to the same page count.
+    unsigned page_unit = 1;
+    unsigned charge_batch = mm::MEMCG_CHARGE_BATCH;    // pages (units) per memcg stock refill
+    unsigned swap_cluster_max = mm::SWAP_CLUSTER_MAX;  // pages (units) per reclaim round
+    unsigned free_batch = 31;                          // folios per free_unref_folios uncharge
     uint64_t dram_pages = 0;
     // Zone watermarks (page_alloc.cpp): vm.min_free_kbytes (0: the kernel's default,
     // int_sqrt(RAM in KiB x 16) clamped to 128..262144) and vm.watermark_scale_factor.

@@ -173,8 +173,8 @@ void Kernel::free_folio(Ctx& c, folio_t f)
     }
     c.sys(k.free_folio);
     // Folios are freed in batches (free_unref_folios): one uncharge of the page counter per
-    // batch of 31.
-    if (++c.task.uncharge_folios >= 31) {
+    // batch of 31 (FOLIO_BATCH_SIZE).
+    if (++c.task.uncharge_folios >= cfg_.free_batch) {
         c.lock(page_counter_, k.counter_hold);
         c.task.uncharge_folios = 0;
     }

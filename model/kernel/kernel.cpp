@@ -276,6 +276,7 @@ Kernel::Kernel(const KConfig& cfg)
       zpool(cfg.zs_chain_size), cfg_(cfg)
 {
     memcg.zswap_entry_charge = cfg.zswap_entry_charge;
+    memcg.charge_batch = cfg.charge_batch;
     alloc_fail_share = cfg.mthp_alloc_fail;
     int nodes = cfg.topo.sockets;
     for (int n = 0; n < nodes; n++)

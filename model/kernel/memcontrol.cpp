@@ -68,7 +68,7 @@ bool Kernel::charge_pages(Ctx& c, unsigned nr_pages, int64_t& stat, bool may_blo
     // for a blocking gfp, so a 2M fault's debt waits for the return to user, after the
     // clearing, and is skipped if usage is back under memory.high by then. Modelled so, the
     // 2M runs' reclaim turns slice-sensitive (README, Granularity); the model keeps it here.
-    if (c.task.memcg_nr_pages_over_high > MEMCG_CHARGE_BATCH && !c.task.memalloc)
+    if (c.task.memcg_nr_pages_over_high > cfg_.charge_batch && !c.task.memalloc)
         mem_cgroup_handle_over_high(c);
     return true;
 }
@@ -98,7 +98,7 @@ void Kernel::mem_cgroup_handle_over_high(Ctx& c)
     int nr_retries = int(MAX_RECLAIM_RETRIES);
     bool in_retry = false;
     for (;;) {
-        unsigned long nr_reclaimed = reclaim_high(c, in_retry ? SWAP_CLUSTER_MAX : nr_pages);
+        unsigned long nr_reclaimed = reclaim_high(c, in_retry ? cfg_.swap_cluster_max : nr_pages);
         c.flush();
         uint64_t penalty = memcg.high_delay_jiffies(nr_pages, cfg_.hz_jiffies);
         if (penalty <= cfg_.hz_jiffies / 100)

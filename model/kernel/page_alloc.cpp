@@ -54,8 +54,8 @@ void setup_watermarks(const KConfig& cfg, std::vector<NodeMem>& nodes)
     const uint64_t total = cfg.dram_pages;
     uint64_t min_kb = cfg.min_free_kbytes;
     if (!min_kb)
-        min_kb = std::clamp<uint64_t>(int_sqrt(total * (PAGE_SIZE >> 10) * 16), 128, 262144);
-    const uint64_t min_pages = min_kb >> (PAGE_SHIFT - 10);
+        min_kb = std::clamp<uint64_t>(int_sqrt(total * cfg.page_unit * (PAGE_SIZE >> 10) * 16), 128, 262144);
+    const uint64_t min_pages = (min_kb >> (PAGE_SHIFT - 10)) / cfg.page_unit;   // sim.page_unit
     for (NodeMem& n : nodes) {
         n.managed = total / nodes.size();
         uint64_t min = total ? min_pages * n.managed / total : 0;
@@ -141,7 +141,7 @@ int Kernel::alloc_node(Ctx& c, unsigned order, int preferred)
 unsigned long Kernel::try_to_free_pages(Ctx& c)
 {
     ScanControl sc;
-    sc.nr_to_reclaim = SWAP_CLUSTER_MAX;
+    sc.nr_to_reclaim = cfg_.swap_cluster_max;
     c.sys(cfg_.c.reclaim_entry);
     return do_try_to_free_pages(c, sc);
 }
@@ -189,7 +189,7 @@ void Kernel::balance_pgdat(Ctx& c, int nid)
             break;
         // kswapd_shrink_node: reclaim the high watermark's worth; raise the priority when the
         // pass scanned less than that, or freed nothing.
-        sc.nr_to_reclaim = std::max<unsigned long>(n.wmark[NodeMem::WMARK_HIGH], SWAP_CLUSTER_MAX);
+        sc.nr_to_reclaim = std::max<unsigned long>(n.wmark[NodeMem::WMARK_HIGH], cfg_.swap_cluster_max);
         sc.nr_scanned = 0;
         unsigned long before = sc.nr_reclaimed;
         c.sys(cfg_.c.reclaim_entry);

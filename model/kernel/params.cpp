@@ -75,6 +75,7 @@ void add_kernel_params(Table& t)
 void add_kernel_sim_params(Table& t)
 {
     t.time(Category::Sim, "sim.reclaim_slice", 2e-3, 1e-6, 1, "planned kernel time after which a task in reclaim or munmap runs it before going on (interleaves concurrent tasks)", "swapsim: bench/run_granularity.sh: from 0.25 to 4 ms the 64K column moves < 1%, the 2M column < 3% in throughput and < 1% in sys").to(section::kernel, &kernel::KConfig::reclaim_slice);
+    t.integer(Category::Sim, "sim.page_unit", "pages", 1, 1, 32, "pages one simulated page stands for (a power of two; order-0 folios only): sizes in pages divided by it, per-page costs multiplied, batches kept in pages (kernel/config.hpp apply_page_unit)", "swapsim: tests/unit/test_kbuild.cpp: halving it on a tight kernel-build row moves sys and real < 3%").to(section::kernel, &kernel::KConfig::page_unit);
 }
 
 void add_kernel_costs(Table& t)

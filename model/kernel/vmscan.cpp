@@ -38,7 +38,7 @@ using namespace mm;
 unsigned long Kernel::try_to_free_mem_cgroup_pages(Ctx& c, unsigned nr_pages)
 {
     ScanControl sc;
-    sc.nr_to_reclaim = std::max<unsigned long>(nr_pages, SWAP_CLUSTER_MAX);
+    sc.nr_to_reclaim = std::max<unsigned long>(nr_pages, cfg_.swap_cluster_max);
     c.sys(cfg_.c.reclaim_entry);
     return do_try_to_free_pages(c, sc);
 }
@@ -114,7 +114,7 @@ void Kernel::shrink_lruvec(Ctx& c, int nid, ScanControl& sc)
         for (unsigned lru = 0; lru < NR_LRU_LISTS; lru++) {
             if (!nr[lru])
                 continue;
-            unsigned long to_scan = std::min<unsigned long>(nr[lru], SWAP_CLUSTER_MAX);
+            unsigned long to_scan = std::min<unsigned long>(nr[lru], cfg_.swap_cluster_max);
             nr[lru] -= to_scan;
             if (lru == LRU_ACTIVE_ANON || lru == LRU_ACTIVE_FILE) {
                 if (inactive_is_low(nid, LruList(lru - 1)))
@@ -150,7 +150,7 @@ void Kernel::shrink_lruvec(Ctx& c, int nid, ScanControl& sc)
     }
     sc.nr_reclaimed += nr_reclaimed;
     if (sc.may_swap && inactive_is_low(nid, LRU_INACTIVE_ANON))
-        shrink_active_list(c, nid, LRU_ACTIVE_ANON, SWAP_CLUSTER_MAX);
+        shrink_active_list(c, nid, LRU_ACTIVE_ANON, cfg_.swap_cluster_max);
 }
 
 void Kernel::process_writeback_completions(double now)
@@ -378,7 +378,7 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
     // Other tasks decide whether to reclaim from the memcg's usage, so a large free (a 2M
     // folio) first runs the planned time: no free comes earlier than the clock by more than
     // sim.reclaim_slice x MEMCG_CHARGE_BATCH pages' worth of page-seconds.
-    if (c.planned() * double(st.nr_reclaimed) > cfg_.reclaim_slice * MEMCG_CHARGE_BATCH)
+    if (c.planned() * double(st.nr_reclaimed) > cfg_.reclaim_slice * cfg_.charge_batch)
         c.flush();
     for (folio_t f : to_free) {
         clear_isolated(f);

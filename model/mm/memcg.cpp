@@ -15,7 +15,7 @@ MemCgroup::MemCgroup(int nr_cpus, uint64_t high_pages, uint64_t max_pages, uint6
 
 bool MemCgroup::consume_stock(int cpu, unsigned nr_pages)
 {
-    if (nr_pages > MEMCG_CHARGE_BATCH)
+    if (nr_pages > charge_batch)
         return false;
     unsigned& s = stock_[size_t(cpu)];
     if (s < nr_pages)
@@ -28,7 +28,7 @@ void MemCgroup::refill_stock(int cpu, unsigned nr_pages)
 {
     unsigned& s = stock_[size_t(cpu)];
     s += nr_pages;
-    if (s > MEMCG_CHARGE_BATCH) {   // drain_stock
+    if (s > charge_batch) {   // drain_stock
         uncharge(s);
         s = 0;
     }
@@ -55,7 +55,7 @@ ChargeResult MemCgroup::try_charge(int cpu, unsigned nr_pages, bool force)
         r.from_stock = true;
         return r;
     }
-    unsigned batch = std::max(MEMCG_CHARGE_BATCH, nr_pages);
+    unsigned batch = std::max(charge_batch, nr_pages);
     if (!page_counter_try_charge(memory, batch, false)) {
         // retry: with batch > nr_pages, try exactly nr_pages first (as the kernel does)
         if (batch > nr_pages && page_counter_try_charge(memory, nr_pages, false)) {
@@ -161,14 +161,14 @@ uint64_t MemCgroup::calculate_overage(uint64_t usage, uint64_t high)
     return uint64_t(std::min<unsigned __int128>(overage, std::numeric_limits<uint64_t>::max()));
 }
 
-uint64_t MemCgroup::calculate_high_delay(unsigned nr_pages, uint64_t max_overage, unsigned hz)
+uint64_t MemCgroup::calculate_high_delay(unsigned nr_pages, uint64_t max_overage, unsigned hz, unsigned batch)
 {
     if (!max_overage)
         return 0;
     unsigned __int128 p = (unsigned __int128)max_overage * max_overage * hz;
     p >>= MEMCG_DELAY_PRECISION_SHIFT;
     p >>= MEMCG_DELAY_SCALING_SHIFT;
-    p = p * nr_pages / MEMCG_CHARGE_BATCH;
+    p = p * nr_pages / batch;
     return uint64_t(std::min<unsigned __int128>(p, std::numeric_limits<uint64_t>::max() / 4));
 }
 
@@ -176,8 +176,8 @@ uint64_t MemCgroup::high_delay_jiffies(unsigned nr_pages, unsigned hz) const
 {
     uint64_t u = uint64_t(std::max<int64_t>(memory.usage, 0));
     uint64_t su = uint64_t(std::max<int64_t>(swap.usage, 0));
-    uint64_t p = calculate_high_delay(nr_pages, calculate_overage(u, memory.high), hz);
-    p += calculate_high_delay(nr_pages, calculate_overage(su, swap.high), hz);
+    uint64_t p = calculate_high_delay(nr_pages, calculate_overage(u, memory.high), hz, charge_batch);
+    p += calculate_high_delay(nr_pages, calculate_overage(su, swap.high), hz, charge_batch);
     return std::min<uint64_t>(p, 2ull * hz);   // MEMCG_MAX_HIGH_DELAY_JIFFIES
 }
 

@@ -76,7 +76,8 @@ public:
 
     // Kernel arithmetic (mm/memcontrol.c), public for tests.
     static uint64_t calculate_overage(uint64_t usage, uint64_t high);
-    static uint64_t calculate_high_delay(unsigned nr_pages, uint64_t max_overage, unsigned hz);
+    static uint64_t calculate_high_delay(unsigned nr_pages, uint64_t max_overage, unsigned hz,
+                                         unsigned batch = MEMCG_CHARGE_BATCH);
     // penalty_jiffies for this memcg (memory part + swap part, capped at 2*HZ).
     uint64_t high_delay_jiffies(unsigned nr_pages, unsigned hz) const;
 
@@ -89,6 +90,7 @@ public:
     PageCounter memory, swap;
     MemcgEvents events;
     uint64_t zswap_entry_charge = 0;   // bytes per zswap entry besides its length (what-if)
+    unsigned charge_batch = MEMCG_CHARGE_BATCH;   // MEMCG_CHARGE_BATCH in simulated pages (sim.page_unit)
     uint64_t zswap_bytes = 0;  // memory.stat zswap
     uint64_t zswapped = 0;     // memory.stat zswapped
     int64_t anon_pages = 0, file_pages = 0, kmem_pages = 0;   // kmem: zswap's charged pages

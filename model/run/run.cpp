@@ -236,8 +236,9 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
         kb.heap_reuse = cfg.num("workload.kbuild.heap_reuse");
         kb.steps = int(cfg.i("workload.kbuild.steps"));
         kb.fork_exec_s = cfg.num("cost.kbuild.fork_exec_ns") * 1e-9;
-        kb.user_bw = cfg.num("cost.user.write_bw");
-        kb.chunk = uint64_t(cfg.num("sim.write_chunk"));
+        kb.page_unit = kc.page_unit;
+        kb.user_bw = cfg.num("cost.user.write_bw") / kc.page_unit;   // bytes of a unit: U pages
+        kb.chunk = uint64_t(cfg.num("sim.write_chunk")) / kc.page_unit;   // the same pages per step
         kb.seed = uint64_t(cfg.i("seed"));
         kb.cpus = hw::place_tasks(kc.topo, set.cpus, kb.jobs);
         workload::Kbuild kbuild(k, kb);

@@ -6,7 +6,13 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "scenario/detail.hpp"
+
+namespace swapsim::workload {
+const char* kbuild_profile_json();   // generated from calibration/workloads/ (CMake)
+}
 
 namespace swapsim::scenario {
 namespace {
@@ -234,6 +240,46 @@ void usemem_tasks_fit_machine(const Ctx& c)
                        nproc, need, max_map_count(), limit, need));
 }
 
+// sim.page_unit (settings.cpp derive_page_unit): a power of two, order-0 folios, kbuild only.
+void page_unit_applies(const Ctx& c)
+{
+    int64_t u = c.cfg.i("sim.page_unit");
+    if (u <= 1)
+        return;
+    if (u & (u - 1))
+        c.fail("sim.page_unit", fmt::format("{} is not a power of two: use 1, 2, 4, 8, 16 or 32", u));
+    if (c.cfg.s("workload.type") != "kbuild")
+        c.fail("sim.page_unit", "only the kbuild workload maps its memory in units of pages: set it to 1");
+    if (largest_folio(c.cfg) > 4096)
+        c.fail("sim.page_unit", fmt::format("a unit of {} pages needs order-0 folios: set kernel.mthp.enabled to "
+                                            "never or sim.page_unit to 1", u));
+}
+
+// A build whose tmpfs objects plus -j heaps exceed memory plus swap cannot finish, and the model
+// has no OOM policy for a build (make would fail at the first killed job).
+void kbuild_fits_memory_and_swap(const Ctx& c)
+{
+    if (c.cfg.s("workload.type") != "kbuild")
+        return;
+    nlohmann::json p = nlohmann::json::parse(workload::kbuild_profile_json());
+    const double page = 4096;
+    double obj = std::ceil(p.at("sample").at("object_bytes_mean").get<double>() / page) * page;
+    double heap = p.at("per_job").at("maxrss_kib_mean").get<double>() * 1024;
+    int64_t jobs = c.cfg.i("workload.kbuild.jobs");
+    double need = obj * double(c.cfg.i("workload.kbuild.units")) +
+                  double(c.cfg.i("workload.kbuild.link_steps")) * c.cfg.num("workload.kbuild.link_rss") / 4 +
+                  double(jobs) * heap;
+    double mem = std::min(c.cfg.num("machine.dram"), c.cfg.num("kernel.memcg.max"));
+    const std::string& dev = c.cfg.s("swap.device");
+    double swap = dev == "none" ? 0 : dev == "zram" ? c.cfg.num("swap.zram.disksize") : c.cfg.num("swap.size");
+    if (need > mem + swap)
+        c.fail("workload.kbuild.jobs",
+               fmt::format("make -j{} needs about {} ({} jobs' heaps of {} mean peak RSS plus the objects on tmpfs) "
+                           "but memory ({}) plus swap ({}) hold {}, and the model has no OOM policy for a build: "
+                           "lower -j or the units, or raise kernel.memcg.max or the swap size",
+                           jobs, size_str(need), jobs, size_str(heap), size_str(mem), size_str(swap), size_str(mem + swap)));
+}
+
 const std::vector<Check>& checks()
 {
     static const std::vector<Check> list = {
@@ -250,6 +296,11 @@ const std::vector<Check>& checks()
         {{"swap.device"}, swap_device_size},
         {{"workload.usemem.size"}, usemem_mapping_size},
         {{"workload.usemem.nproc"}, usemem_tasks_fit_machine},
+        {{"sim.page_unit", "workload.type", "kernel.mthp.enabled"}, page_unit_applies},
+        {{"workload.type", "workload.kbuild.jobs", "workload.kbuild.units", "workload.kbuild.link_steps",
+          "workload.kbuild.link_rss", "machine.dram", "kernel.memcg.max", "swap.device", "swap.size",
+          "swap.zram.disksize"},
+         kbuild_fits_memory_and_swap},
     };
     return list;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <initializer_list>
 #include <stdexcept>
 #include <utility>
 
@@ -65,6 +66,85 @@ void derive_zram(Settings& s)
         k.swap_slots = zs.disksize_pages;
 }
 
+// A coarser simulated page (sim.page_unit = U, a power of two up to 32): each simulated page is
+// a run of U pages the kernel handles one by one. Sizes in pages are divided by U; per-page and
+// per-folio work (faults, LRU moves, rmap, swap slots, compression, copies) costs U times as
+// much; the batches sized in pages (memcg charge batch, SWAP_CLUSTER_MAX, the lru_add batch)
+// hold the same number of pages, so their per-batch costs stay; per-call costs (a reclaim call,
+// fork/exit of an mm, an OOM kill) stay. Order-0 folios only (mTHP orders are refused).
+// Vmstat counters count units. Leaves out: the page-table pages (one per 512 units), the
+// readahead window (page_cluster shrinks by log2 U), DRAM-bandwidth sharing of U-fold copies.
+uint64_t div_pages(uint64_t pages, unsigned u) { return pages == UINT64_MAX ? pages : pages / u; }
+unsigned div_batch(unsigned batch, unsigned u) { return std::max(1u, batch / u); }
+
+void derive_page_unit(kernel::KConfig& k)
+{
+    const unsigned u = k.page_unit;
+    if (u <= 1)
+        return;
+    // Checked by semantics.cpp page_unit_applies: a power of two, order-0 folios, kbuild.
+    // Sizes in pages (the watermarks' RAM-derived default scales in setup_watermarks).
+    k.dram_pages /= u;
+    k.memcg_high = div_pages(k.memcg_high, u);
+    k.memcg_max = div_pages(k.memcg_max, u);
+    k.memcg_swap_max = div_pages(k.memcg_swap_max, u);
+    k.swap_slots /= u;
+    k.swapfile_slots /= u;
+    // Batches sized in pages hold the same pages.
+    k.charge_batch = div_batch(k.charge_batch, u);
+    k.swap_cluster_max = div_batch(k.swap_cluster_max, u);
+    k.lru_add_batch = div_batch(k.lru_add_batch, u);
+    k.free_batch = div_batch(k.free_batch, u);
+    unsigned shift = 0;
+    while ((1u << shift) < u)
+        shift++;
+    k.page_cluster = k.page_cluster > shift ? k.page_cluster - shift : 0;
+    // Per-page and per-folio work: U pages' worth. Per batch (of the batches above) and per
+    // call: as is. Rates (bytes/s of a page's copy) take U times as long.
+    kernel::Costs& c = k.c;
+    const std::initializer_list<double kernel::Costs::*> per_call = {
+        &kernel::Costs::reclaim_entry, &kernel::Costs::shrink_round, &kernel::Costs::lru_lock_base, &kernel::Costs::charge,
+        &kernel::Costs::counter_hold, &kernel::Costs::exit_mm, &kernel::Costs::fork_mm, &kernel::Costs::oom_kill};
+    const std::initializer_list<double kernel::Costs::*> rates = {&kernel::Costs::zero_bw, &kernel::Costs::zs_copy_bw, &kernel::Costs::pmem_bw,
+                                                          &kernel::Costs::cow_copy_bw};
+    const std::initializer_list<double kernel::Costs::*> per_page = {
+        &kernel::Costs::fault, &kernel::Costs::fault_per_pte, &kernel::Costs::alloc_folio, &kernel::Costs::alloc_per_page, &kernel::Costs::zone_lock_batch,
+        &kernel::Costs::zone_lock_buddy, &kernel::Costs::charge_stock, &kernel::Costs::lru_add_per_folio, &kernel::Costs::isolate_per_folio,
+        &kernel::Costs::putback_per_folio, &kernel::Costs::rmap_walk, &kernel::Costs::rmap_per_pte, &kernel::Costs::tlb_flush, &kernel::Costs::tlb_irq,
+        &kernel::Costs::add_to_swap, &kernel::Costs::si_lock_hold, &kernel::Costs::si_lock_per_slot, &kernel::Costs::si_alloc_per_range,
+        &kernel::Costs::si_free_per_range, &kernel::Costs::swap_cache_add, &kernel::Costs::swap_cache_del, &kernel::Costs::swap_cache_per_page,
+        &kernel::Costs::free_folio, &kernel::Costs::split_folio, &kernel::Costs::zswap_store_folio, &kernel::Costs::zswap_store_page,
+        &kernel::Costs::zswap_invalidate_page, &kernel::Costs::zswap_tree_hold, &kernel::Costs::zs_class_hold, &kernel::Costs::zs_free_cold,
+        &kernel::Costs::list_lru_hold, &kernel::Costs::zswap_load_page, &kernel::Costs::bio_submit, &kernel::Costs::bio_per_folio,
+        &kernel::Costs::swapin_fault, &kernel::Costs::swap_cache_lookup, &kernel::Costs::xa_clear_walk, &kernel::Costs::xa_clear_per_slot,
+        &kernel::Costs::table_add, &kernel::Costs::table_del, &kernel::Costs::table_per_slot, &kernel::Costs::table_lookup, &kernel::Costs::zap_per_pte,
+        &kernel::Costs::zap_per_folio, &kernel::Costs::zap_per_swap, &kernel::Costs::fork_per_pte, &kernel::Costs::fork_per_swap_pte,
+        &kernel::Costs::rmap_per_vma, &kernel::Costs::lock_handoff};
+    // Every field is in one list: a new cost must say how it scales.
+    static_assert(sizeof(kernel::Costs) == 61 * sizeof(double), "classify the new Costs field in derive_page_unit");
+    if (per_call.size() + rates.size() + per_page.size() != 61)
+        throw std::logic_error("derive_page_unit: Costs lists out of step");
+    for (auto f : per_page)
+        c.*f *= u;
+    for (auto f : rates)
+        c.*f /= u;
+    // The compressors and zram, per page; the swap device's bandwidth.
+    k.comp.comp_s *= u;
+    k.comp.decomp_s *= u;
+    for (auto* t : {&k.zram.data.kind, &k.zram.data.zero})
+        for (kernel::BlockCost& b : *t) {
+            b.comp_s *= u;
+            b.decomp_s *= u;
+        }
+    for (double* z : {&k.zram.same_hit, &k.zram.same_miss, &k.zram.write_page, &k.zram.read_page, &k.zram.free_page})
+        *z *= u;
+    k.iaa.submit *= u;
+    k.iaa.crc *= u;
+    k.ssd.write_bw /= u;
+    k.ssd.read_bw /= u;
+    k.hdd_bw /= u;
+}
+
 // The fields no row states, computed from those that do.
 void derive(Settings& s)
 {
@@ -93,6 +173,7 @@ void derive(Settings& s)
     s.platform.hz = k.hz;
 
     derive_zram(s);
+    derive_page_unit(k);
     // The swapinout benchmark steps and writes as usemem does, on the first allowed CPU.
     s.swapinout.chunk = s.usemem.write_chunk;
     s.swapinout.user_bw = s.usemem.user_write_bw;
@@ -116,6 +197,8 @@ std::vector<FieldRef> derived_fields()
         field_ref(platform, &PlatformSpec::sockets), field_ref(platform, &PlatformSpec::cores_per_socket),
         field_ref(platform, &PlatformSpec::threads_per_core), field_ref(platform, &PlatformSpec::hz),
         field_ref(zram, &kernel::ZramConfig::multi_order), field_ref(zram, &kernel::ZramConfig::data),
+        field_ref(kernel, &KConfig::charge_batch), field_ref(kernel, &KConfig::swap_cluster_max),
+        field_ref(kernel, &KConfig::free_batch),
         field_ref(swapinout, &workload::SwapinoutConfig::chunk), field_ref(swapinout, &workload::SwapinoutConfig::user_bw),
         field_ref(swapinout, &workload::SwapinoutConfig::cpu),
         // sections

@@ -14,6 +14,7 @@ const char* kbuild_profile_json();   // generated from calibration/workloads/ (C
 
 namespace {
 uint64_t pages_of(uint64_t bytes) { return (bytes + mm::PAGE_SIZE - 1) / mm::PAGE_SIZE; }
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 double unit_draw(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }   // [0, 1), any libc
 }  // namespace
 
@@ -50,12 +51,15 @@ Kbuild::Kbuild(Kernel& k, const KbuildConfig& cfg) : k_(k), cfg_(cfg)
     // Every job and link step is a task with an mm, made while the build runs.
     size_t tasks = k.nr_tasks() + size_t(cfg.units) + cfg.links.size() + 1;
     k.reserve(tasks, k.mms.size() + tasks + 1);
-    uint64_t obj = pages_of(cfg.object_bytes);
-    uint64_t pages = obj * uint64_t(cfg.units);
+    if (cfg.page_unit < 1)
+        throw std::invalid_argument("kbuild: page_unit must be at least 1");
+    // In units (sim.page_unit): the objects back to back, then each link step's output
+    // (inferred: a quarter of its RSS).
+    res_.object_pages = ceil_div(pages_of(cfg.object_bytes) * uint64_t(cfg.units), cfg.page_unit);
+    uint64_t pages = res_.object_pages;
     for (const KbuildJob& l : cfg.links)
-        pages += pages_of(l.rss_bytes / 4);   // each link step's output (inferred: a quarter of its RSS)
+        pages += ceil_div(pages_of(l.rss_bytes / 4), cfg.page_unit);
     tmpfs_ = k.shmem_create(pages);
-    res_.object_pages = obj * uint64_t(cfg.units);
 }
 
 // One recipe: fork + exec, the heap grows to its peak with re-touches, the user CPU time,
@@ -67,7 +71,7 @@ void Kbuild::job(Clock& clk, int cpu, const KbuildJob& j, uint64_t out_first, ui
     pids_.push_back(p.pid());
     Ctx c(k_, p.task(), clk);
     c.sys(cfg_.fork_exec_s + j.sys_s);   // fork + exec, and the job's measured syscalls
-    const uint64_t heap_pages = std::max<uint64_t>(1, pages_of(j.rss_bytes));
+    const uint64_t heap_pages = std::max<uint64_t>(1, ceil_div(pages_of(j.rss_bytes), cfg_.page_unit));
     uint32_t heap = p.mmap_anon(heap_pages);
     if (link)
         p.file_access(c, tmpfs_, 0, res_.object_pages, false, cfg_.user_bw, cfg_.chunk);
@@ -96,11 +100,14 @@ void Kbuild::job(Clock& clk, int cpu, const KbuildJob& j, uint64_t out_first, ui
 void Kbuild::run_slot(int s, Clock& clk, Barrier& done)
 {
     const int cpu = cfg_.cpus[size_t(s) % cfg_.cpus.size()];
-    const uint64_t obj = pages_of(cfg_.object_bytes);
+    const uint64_t obj = pages_of(cfg_.object_bytes), unit = cfg_.page_unit;
     while (next_unit_ < cfg_.units) {
         int u = next_unit_++;
         res_.peak_concurrency = std::max(res_.peak_concurrency, ++running_);
-        job(clk, cpu, drawn_[size_t(u)], obj * uint64_t(u), obj, false, cfg_.seed * 1000003u + uint64_t(u));
+        // This object's pages [obj u, obj (u + 1)) in units; a unit shared by two objects is
+        // written by the first.
+        uint64_t first = ceil_div(obj * uint64_t(u), unit), end = ceil_div(obj * uint64_t(u + 1), unit);
+        job(clk, cpu, drawn_[size_t(u)], first, end - first, false, cfg_.seed * 1000003u + uint64_t(u));
         running_--;
         res_.jobs_run++;
     }
@@ -109,7 +116,7 @@ void Kbuild::run_slot(int s, Clock& clk, Barrier& done)
         return;
     uint64_t out = res_.object_pages;
     for (size_t l = 0; l < cfg_.links.size(); l++) {
-        uint64_t n = pages_of(cfg_.links[l].rss_bytes / 4);
+        uint64_t n = ceil_div(pages_of(cfg_.links[l].rss_bytes / 4), cfg_.page_unit);
         res_.peak_concurrency = std::max(res_.peak_concurrency, ++running_);
         job(clk, cpu, cfg_.links[l], out, n, true, cfg_.seed * 1000003u + uint64_t(cfg_.units) + l);
         running_--;

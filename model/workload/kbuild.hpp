@@ -17,7 +17,8 @@
 // Metrics as `time make` prints them: real (make start to the last link step's exit), user and
 // sys (summed over every job's task).
 // Granularity: a job's heap step is one access pass of sim.write_chunk bytes per simulated
-// step. Leaves out: make's own processes and dependency scanning, the gcc driver's and as's
+// step; memory in units of sim.page_unit pages (a heap of P pages maps ceil(P / unit) units;
+// the objects fill the tmpfs file back to back, unit k's object starting at page 9k). Leaves out: make's own processes and dependency scanning, the gcc driver's and as's
 // own small heaps (in the measured peak RSS of the job, which GNU time takes as the largest
 // process), toolchain page cache (file LRU), objtool, modules.
 #pragma once
@@ -47,6 +48,7 @@ struct KbuildConfig {
     double fork_exec_s = 0;          // sys time of make's fork + exec of one recipe
     double user_bw = 1e10;           // bytes/s of the jobs' memory loops
     uint64_t chunk = 256 * 1024;
+    unsigned page_unit = 1;          // sim.page_unit: pages per simulated page (user_bw is per unit)
     uint64_t seed = 1;
     std::vector<int> cpus;           // where the N job slots run
 };
