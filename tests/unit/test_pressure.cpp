@@ -15,26 +15,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-    fs::path path;
-    TempDir()
-    {
-        std::string t = (fs::temp_directory_path() / "swapsim_pressure.XXXXXX").string();
-        path = ::mkdtemp(t.data());
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
-
 json run_pressure(const std::vector<std::string>& sets)
 {
-    TempDir d;
-    std::vector<std::string> args = {"run", "tests/data/pressure.json", "--out", d.path.string()};
+    swapsim_test::TempDir d;
+    std::vector<std::string> args;
     for (const auto& s : sets)
         args.insert(args.end(), {"--set", s});
-    auto r = run_swapsim(args);
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    return json::parse(swapsim_test::slurp((d.path / "result.json").string()));
+    return swapsim_test::run_json("tests/data/pressure.json", args, d.path);
 }
 
 double metric(const json& r, const char* k) { return r["metrics"][k].get<double>(); }
