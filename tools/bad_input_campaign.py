@@ -221,7 +221,7 @@ def build_cases():
     case("compare_targets_unknown_metric", ["compare", "zswap-mthp-v7/regression-4k", "--targets", "{W}/t.json", "--runs", "1", "--no-write"], "bad",
          files={"t.json": json.dumps({"targets": [dict(small_targets["targets"][0], metrics=["speed"])]})}, mention="speed")
     case("compare_targets_table_unpublished", ["compare", "--all", "--targets", "{W}/t.json", "--runs", "1", "--no-write"], "bad",
-         files={"t.json": json.dumps({"targets": [dict(small_targets["targets"][0], table="my/table")]})}, mention="my/table")
+         files={"t.json": json.dumps({"targets": [dict(small_targets["targets"][0], table="my/table")]})}, mention="t.json")
     case("compare_published_tables_empty", ["compare", "--all", "--published", "{W}/p.json", "--no-write"], "bad", files={"p.json": "{\"tables\": []}"}, mention="p.json")
     case("compare_published_table_no_id", ["compare", "--all", "--published", "{W}/p.json", "--no-write"], "bad", files={"p.json": "{\"tables\": [{}]}"}, mention="p.json")
     case("compare_published_binary", ["compare", "--all", "--published", "{W}/p.json", "--no-write"], "bad", files={"p.json": "\x00\x01\x02"}, mention="p.json")
