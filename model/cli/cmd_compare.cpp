@@ -15,12 +15,7 @@
 #include "cli/jobs.hpp"
 #include "report/result.hpp"
 
-namespace swapsim { const char* git_commit(); }
-
 namespace swapsim::cli {
-
-using nlohmann::json;
-namespace fs = std::filesystem;
 
 namespace {
 

@@ -27,9 +27,6 @@
 
 namespace swapsim::cli {
 
-using nlohmann::json;
-namespace fs = std::filesystem;
-
 namespace {
 
 void usage(FILE* f)
@@ -153,14 +150,9 @@ std::string sweep_table(const json& index, const std::map<std::string, json>& re
     std::string out;
     json arr = json::array();
     if (f == TableFormat::Markdown) {
-        std::string header = "|", rule = "|";
-        for (const auto& k : keys)
-            header += " " + k + " |";
-        for (const auto& s : show)
-            header += " " + s + " |";
-        for (size_t i = 0; i < keys.size() + show.size(); i++)
-            rule += "---|";
-        out += header + "\n" + rule + "\n";
+        std::vector<std::string> head = keys;
+        head.insert(head.end(), show.begin(), show.end());
+        out += calibrate::md_head(head);
     } else if (f == TableFormat::Csv) {
         std::string line;
         for (const auto& k : keys)
