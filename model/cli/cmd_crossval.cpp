@@ -71,12 +71,19 @@ void resolve(XvalArgs& a)
     }
     a.opt.weights = parse_weights(a.weights_arg);
     a.opt.tables = calibrate::load_tables(a.published);
-    for (const auto& t : calibrate::load_targets(a.targets_path))
+    const auto all = calibrate::load_targets(a.targets_path);
+    for (const auto& id : a.table_ids)
+        if (!a.opt.tables.count(id) || std::none_of(all.begin(), all.end(), [&](const auto& t) { return t.table == id; }))
+            throw std::invalid_argument("--tables " + scenario::clip(id, 100) + ": no target of " + a.targets_path +
+                                        " reproduces a published table of that id");
+    for (const auto& t : all)
         if (a.opt.tables.count(t.table) &&
             (a.table_ids.empty() || std::find(a.table_ids.begin(), a.table_ids.end(), t.table) != a.table_ids.end()))
             a.opt.targets.push_back(t);
-    if (a.opt.targets.empty())
-        throw std::invalid_argument("--tables: no target reproduces these tables");
+    const size_t families = calibrate::families(a.opt.targets).size();
+    if (families < 2)
+        throw std::invalid_argument("--tables: leaving a family out needs tables of two families or more (" +
+                                    std::to_string(families) + " given; a family is a setup at several folio sizes)");
 }
 
 }  // namespace
