@@ -152,21 +152,3 @@ TEST_CASE("swap cache: the shadow_nodes list lock is shared by every reclaiming 
     json st_cold = with({"kernel.swap_cache=swap_table", "cost.workingset.shadow_list=3000"});
     CHECK(metric(st_hot, "sys_s") == metric(st_cold, "sys_s"));
 }
-
-TEST_CASE("swap cache: the xa_lock contends where CPUs share a 64 MiB space (one global cluster on a rotational disk) and not with per-CPU pmem clusters", "[pressure]")
-{
-    // Without SWP_SOLIDSTATE every CPU allocates from one global cluster, so all inserts go to
-    // one address space; pmem's per-CPU clusters, shuffled, put each CPU in a space of its own.
-    json hdd = run_pressure({"machine.dram=8G", "kernel.memcg.max=1G", "kernel.swap_alloc=cluster_lock",
-                             "kernel.swap_slot_cache=false", "swap.device=hdd"});
-    json pmem = run_pressure({"machine.dram=8G", "kernel.memcg.max=1G", "kernel.swap_alloc=cluster_lock",
-                              "kernel.swap_slot_cache=false"});
-    const json* hx = lock_row(hdd, "swap cache xa_lock / ci->lock");
-    const json* px = lock_row(pmem, "swap cache xa_lock / ci->lock");
-    REQUIRE(hx);
-    REQUIRE(px);
-    const double hdd_share = (*hx)["contended"].get<double>() / (*hx)["acquisitions"].get<double>();
-    const double pmem_share = (*px)["contended"].get<double>() / (*px)["acquisitions"].get<double>();
-    CHECK(hdd_share > 0.02);
-    CHECK(hdd_share > 10 * pmem_share);
-}
