@@ -5,7 +5,7 @@
 // try_to_free_pages (SWAP_CLUSTER_MAX) through do_try_to_free_pages (priority
 // DEF_PRIORITY..0, every node of the zonelist from the local one); shrink_lruvec's
 // SWAP_CLUSTER_MAX rounds and its stop rule; get_scan_count's SCAN_FRACT by swappiness
-// (SCAN_EQUAL at priority 0, SCAN_FILE without swap); shrink_inactive_list with
+// (SCAN_EQUAL at priority 0, SCAN_FILE without swap or with every swap slot taken); shrink_inactive_list with
 // isolate_lru_folios counting every page of a folio and at least one folio;
 // shrink_active_list deactivation when inactive_is_low; shrink_folio_list in kernel order:
 // writeback (cgroup v2: mark PG_reclaim, activate), folio_check_references (young PTE: keep
@@ -35,11 +35,31 @@ namespace swapsim::kernel {
 
 using namespace mm;
 
+namespace {
+
+// can_reclaim_anon_pages: free swap slots (get_nr_swap_pages: the device's less its header,
+// and the swap file's; slots in the per-CPU slot caches are taken) within memory.swap.max
+// (mem_cgroup_get_nr_swap_pages).
+bool can_reclaim_anon_pages(const SwapDevice& swap, uint64_t swapfile_slots, const MemCgroup& memcg)
+{
+    if (swap.nr_slots() - 1 + swapfile_slots <= swap.inuse_pages())
+        return false;
+    return memcg.swap.max == UINT64_MAX || int64_t(memcg.swap.max) > memcg.swap.usage;
+}
+
+}  // namespace
+
 unsigned long Kernel::try_to_free_mem_cgroup_pages(Ctx& c, unsigned nr_pages)
 {
     ScanControl sc;
     sc.nr_to_reclaim = std::max<unsigned long>(nr_pages, SWAP_CLUSTER_MAX);
-    c.sys(cfg_.c.reclaim_entry);
+    // The fitted per-call cost comes from calls that scan. A call with no folio it may scan
+    // (no swap space left, no file folios) walks DEF_PRIORITY + 1 empty priorities, each about
+    // a shrink round's fixed part.
+    bool scannable = swap && can_reclaim_anon_pages(*swap, cfg_.swapfile_slots, memcg);
+    for (int nid = 0; nid < nr_nodes() && !scannable; nid++)
+        scannable = lruvec[size_t(nid)].nr_pages(LRU_INACTIVE_FILE) + lruvec[size_t(nid)].nr_pages(LRU_ACTIVE_FILE) > 0;
+    c.sys(scannable ? cfg_.c.reclaim_entry : (DEF_PRIORITY + 1) * cfg_.c.shrink_round);
     return do_try_to_free_pages(c, sc);
 }
 
@@ -92,7 +112,9 @@ void Kernel::shrink_lruvec(Ctx& c, int nid, ScanControl& sc)
     // get_scan_count
     unsigned long nr[NR_LRU_LISTS] = {};
     enum { SCAN_EQUAL, SCAN_FRACT, SCAN_FILE } balance = SCAN_FRACT;
-    if (!sc.may_swap)
+    // With no swap space left anon is not scanned; anon aging (can_age_anon_pages:
+    // total_swap_pages > 0) goes on below.
+    if (!sc.may_swap || !can_reclaim_anon_pages(*swap, cfg_.swapfile_slots, memcg))
         balance = SCAN_FILE;
     else if (sc.priority == 0 && cfg_.swappiness)
         balance = SCAN_EQUAL;

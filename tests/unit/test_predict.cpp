@@ -208,3 +208,41 @@ TEST_CASE("70 tasks on 8 CPUs share them: CPU time fits in elapsed x 8, and take
     CHECK(sum / n > 0.05);   // enough CPU per task for the bound to bite
     CHECK(elapsed >= 70.0 / 8 * (sum / n) * (1 - 1e-9));
 }
+
+TEST_CASE("a swap device that fills mid-run: anon is no longer scanned, memory.high throttles, and the run ends within 2x a normal run's wall time", "[predict][run]")
+{
+    // get_scan_count scans anon only while can_reclaim_anon_pages (get_nr_swap_pages() > 0);
+    // with every slot taken, reclaim_high frees nothing, usage climbs past memory.high and
+    // mem_cgroup_handle_over_high retries MAX_RECLAIM_RETRIES times, then sleeps the penalty.
+    // 70 x 1G in 40G behind a 4G device, scaled by 1/32 (the swap file in front left out).
+    Dir d("swapsim_swapfull");
+    const std::vector<std::string> shape = {"workload.usemem.size=32M", "kernel.memcg.high=1280M", "swap.swapfile_free=0"};
+    auto with = [&](std::vector<std::string> extra) {
+        extra.insert(extra.begin(), shape.begin(), shape.end());
+        return extra;
+    };
+    json normal = run_default(with({}), d.path / "normal");
+    json full = run_default(with({"swap.size=128M"}), d.path / "full");
+    const json& n = normal["metrics"];
+    const json& f = full["metrics"];
+    const double slots = 128.0 * 256 - 1;   // 4K slots less the header
+    INFO("normal: zswpout " << n["zswpout"] << ", wall " << normal["wall_clock"]["wall_s"] << " s; full: zswpout "
+         << f["zswpout"] << ", memcg_swap_fail " << f["memcg_swap_fail"] << ", memcg_high " << f["memcg_high"]
+         << ", elapsed " << f["elapsed_s"] << " s, wall " << full["wall_clock"]["wall_s"] << " s");
+    CHECK(n["zswpout"].get<double>() > 2 * slots);   // the normal run needs more than the device
+    // Every zswap entry holds a slot: the device caps the stores (exits free slots for more).
+    CHECK(f["zswpout"].get<double>() < 0.5 * n["zswpout"].get<double>());
+    CHECK(n["memcg_swap_fail"].get<double>() == 0);
+    CHECK(f["memcg_swap_fail"].get<double>() > 0);   // folio_alloc_swap failed before the scans stopped
+    // ... and not on every later reclaim call: a call that scanned would fail on each folio.
+    CHECK(f["memcg_swap_fail"].get<double>() < slots);
+    CHECK(f["memcg_swap_fail"].get<double>() < 0.1 * f["memcg_high"].get<double>());
+    CHECK(f["memory_peak"].get<double>() > 1280.0 * 1.05 * (1 << 20));   // usage went past memory.high
+    double throttled = 0;
+    for (const auto& p : full["per_process"])
+        throttled += p["throttled_s"].get<double>();
+    CHECK(throttled > 0);   // the penalty sleeps, capped at 2 s per return to user
+    CHECK(f["elapsed_s"].get<double>() > n["elapsed_s"].get<double>());
+    CHECK(f["user_s"].get<double>() >= 0);
+    CHECK(full["wall_clock"]["wall_s"].get<double>() <= 2 * normal["wall_clock"]["wall_s"].get<double>());
+}
