@@ -320,6 +320,16 @@ json cross_validate(const CrossValOptions& opt)
 
 namespace {
 
+std::vector<std::string> columns(const std::string& first, const std::vector<std::string>& metrics,
+                                 const std::string& last = {})
+{
+    std::vector<std::string> cols = {first};
+    cols.insert(cols.end(), metrics.begin(), metrics.end());
+    if (!last.empty())
+        cols.push_back(last);
+    return cols;
+}
+
 std::string pct(const json& j, const std::string& metric)
 {
     if (!j.is_object() || !j.contains(metric))
@@ -344,13 +354,8 @@ std::string render_cross_validation(const json& r)
     md += r["method"]["fit"].get<std::string>() + "; " + r["method"]["sensitivities"].get<std::string>() + "; " +
           r["method"]["trust_region"].get<std::string>() + ".\n\n";
     md += "MAPE of the left-out family, simulated (the committed parameter set on the same cells in brackets; the "
-          "linear prediction's error after the slash):\n\n| left out |";
-    for (const auto& m : metrics)
-        md += " " + m + " |";
-    md += " costs on a bound |\n|---|";
-    for (size_t i = 0; i <= metrics.size(); i++)
-        md += "---|";
-    md += "\n";
+          "linear prediction's error after the slash):\n\n";
+    md += md_head(columns("left out", metrics, "costs on a bound"));
     for (const auto& f : r["folds"]) {
         std::string fam = f["held_out"];
         md += "| " + fam + " |";
@@ -378,27 +383,20 @@ std::string render_cross_validation(const json& r)
             ob += (ob.empty() ? "" : ", ") + b["param"].get<std::string>() + " (" + b["at"].get<std::string>() + ")";
         md += " " + (ob.empty() ? std::string("none") : ob) + " |\n";
     }
-    md += "\nTraining error of each fold (linear prediction on its training cells):\n\n| left out |";
-    for (const auto& m : metrics)
-        md += " " + m + " |";
-    md += "\n|---|";
-    for (size_t i = 0; i < metrics.size(); i++)
-        md += "---|";
-    md += "\n";
+    md += "\nTraining error of each fold (linear prediction on its training cells):\n\n";
+    md += md_head(columns("left out", metrics));
     for (const auto& f : r["folds"]) {
         md += "| " + f["held_out"].get<std::string>() + " |";
         for (const auto& m : metrics)
             md += " " + pct(f["train_linear"], m) + " |";
         md += "\n";
     }
-    md += "\nFitted costs per fold against their physical ranges (`swapsim params` gives each range's source):\n\n"
-          "| cost | min | start (committed) | max |";
+    md += "\nFitted costs per fold against their physical ranges (`swapsim params` gives each range's source):\n\n";
+    std::vector<std::string> head = {"cost", "min", "start (committed)", "max"};
     for (const auto& f : r["folds"])
-        md += " w/o " + f["held_out"].get<std::string>().substr(f["held_out"].get<std::string>().find('/') + 1) + " |";
-    md += " all tables |\n|---|---|---|---|";
-    for (size_t i = 0; i <= r["folds"].size(); i++)
-        md += "---|";
-    md += "\n";
+        head.push_back("w/o " + f["held_out"].get<std::string>().substr(f["held_out"].get<std::string>().find('/') + 1));
+    head.push_back("all tables");
+    md += md_head(head);
     for (const auto& fc : r["free"]) {
         std::string p = fc["param"];
         md += fmt::format("| {} | {:.4g} | {:.4g} | {:.4g} |", p, fc["min"].get<double>(), fc["start"].get<double>(),
@@ -408,13 +406,9 @@ std::string render_cross_validation(const json& r)
         md += fmt::format(" {:.4g} |\n", r["all_tables"]["values"][p].get<double>());
     }
     const json& all = r["all_tables"];
-    md += "\nThe fit on every table, its linear prediction on every table (MAPE; the committed set, simulated, in brackets):\n\n| |";
-    for (const auto& m : metrics)
-        md += " " + m + " |";
-    md += "\n|---|";
-    for (size_t i = 0; i < metrics.size(); i++)
-        md += "---|";
-    md += "\n| all tables |";
+    md += "\nThe fit on every table, its linear prediction on every table (MAPE; the committed set, simulated, in brackets):\n\n";
+    md += md_head(columns("", metrics));
+    md += "| all tables |";
     for (const auto& m : metrics)
         md += " " + pct(all["train_linear"], m) + " (" + pct(r["committed"]["per_metric"], m) + ") |";
     md += "\n";

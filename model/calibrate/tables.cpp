@@ -605,17 +605,23 @@ std::string md_cell(const std::string& s)
 
 }  // namespace
 
+std::string md_head(const std::vector<std::string>& cols)
+{
+    std::string head = "|", rule = "|";
+    for (const auto& c : cols) {
+        head += (c.empty() ? "" : " " + c) + " |";
+        rule += "---|";
+    }
+    return head + "\n" + rule + "\n";
+}
+
 std::string render_summary(const json& summary, const std::vector<Cell>& cells, size_t worst, double min_published)
 {
     static const std::vector<std::string> headline = {"throughput_kbps", "elapsed_s", "sys_s", "zswpout",
                                                       "pswpout", "memcg_high", "memcg_swap_fail", "(all)"};
-    std::string md = "MAPE over cells with a nonzero published value (cells compared in brackets).\n\n| table |";
-    for (const auto& m : headline)
-        md += " " + m + " |";
-    md += "\n|---|";
-    for (size_t i = 0; i < headline.size(); i++)
-        md += "---|";
-    md += "\n";
+    std::vector<std::string> head = {"table"};
+    head.insert(head.end(), headline.begin(), headline.end());
+    std::string md = "MAPE over cells with a nonzero published value (cells compared in brackets).\n\n" + md_head(head);
     auto row = [&](const std::string& name, const json& per) {
         md += "| " + name + " |";
         for (const auto& m : headline)
@@ -697,15 +703,12 @@ std::string render_table(const Table& t, const std::vector<Target>& targets, con
         }
     std::string md = fmt::format("## {}\n\n{}\n\n", t.id, t.title);
     md += "Each cell: published / model (relative error). Columns without a scenario yet: published only.\n\n";
-    md += "| metric |";
+    std::vector<std::string> head = {"metric"};
     for (const auto& l : t.column_labels)
-        md += " " + md_cell(l) + " |";
+        head.push_back(md_cell(l));
     for (const auto& ch : t.changes)
-        md += " " + md_cell(ch.label.empty() ? ch.key : ch.label) + " (published / model) |";
-    md += "\n|---|";
-    for (size_t i = 0; i < t.columns.size() + t.changes.size(); i++)
-        md += "---|";
-    md += "\n";
+        head.push_back(md_cell(ch.label.empty() ? ch.key : ch.label) + " (published / model)");
+    md += md_head(head);
     for (size_t r = 0; r < t.metrics.size(); r++) {
         const std::string& m = t.metrics[r];
         md += "| " + md_cell(t.labels[r]) + " |";

@@ -98,6 +98,9 @@ std::optional<double> run_to_write_ratio(double mean_tp_kbps, double elapsed_s, 
 std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<std::string, Table>& tables,
                              const std::map<std::string, nlohmann::json>& results);
 
+// A markdown table's header row and rule: "| a | b |\n|---|---|\n".
+std::string md_head(const std::vector<std::string>& cols);
+
 // One JSON object per cell: {table, column, metric, published, model, rel_error, run_spread}.
 nlohmann::json cells_json(const std::vector<Cell>& cells);
 // Those cells read back (results/cells.json of compare --all); a bad file is named.

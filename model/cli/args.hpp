@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,39 @@ bool each_arg(int argc, char** argv, On on)
         if (a == "-h" || a == "--help")
             return true;
         on(a, [&] { return option_value(argc, argv, i); });
+    }
+    return false;
+}
+
+// The calibrate forms' command line: a list option (--train A B ...) takes the bare words after
+// it, a string option its value, and other(o, need) the rest, returning false for an option it
+// does not know ("unknown option 'o' " + see). Returns true at -h/--help, which ends the walk.
+template <class Other>
+bool list_args(int argc, char** argv, const std::map<std::string, std::vector<std::string>*>& lists,
+               const std::map<std::string, std::string*>& strings, const std::string& see, Other other)
+{
+    std::vector<std::string>* list = nullptr;
+    for (int i = 1; i < argc; i++) {
+        std::string o = argv[i];
+        auto need = [&] { return option_value(argc, argv, i); };
+        if (o == "-h" || o == "--help")
+            return true;
+        if (lists.count(o)) {
+            list = lists.at(o);
+            continue;
+        }
+        if (strings.count(o))
+            *strings.at(o) = need();
+        else if (other(o, need))
+            ;
+        else if (!o.empty() && o[0] == '-')
+            throw std::invalid_argument("unknown option '" + o + "' " + see);
+        else if (list) {
+            list->push_back(o);
+            continue;
+        } else
+            throw std::invalid_argument("unexpected argument '" + o + "'");
+        list = nullptr;
     }
     return false;
 }

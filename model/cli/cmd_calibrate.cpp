@@ -20,15 +20,11 @@
 #include "calibrate/tables.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/fit_args.hpp"
 #include "report/result.hpp"
 #include "scenario/registry.hpp"
 
-namespace swapsim { const char* git_commit(); }
-
 namespace swapsim::cli {
-
-using nlohmann::json;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -90,65 +86,31 @@ Args parse_args(int argc, char** argv)
     for (int i = 0; i < argc; i++)   // --resume only replays the cache; the result is the same without it
         if (!i || std::string(argv[i]) != "--resume")
             a.command += std::string(" ") + (i ? argv[i] : "calibrate");
-    std::vector<std::string>* list = nullptr;
     const std::map<std::string, std::vector<std::string>*> lists = {
         {"--train", &a.train_ids}, {"--validate", &a.validate_ids}, {"--free", &a.free_names}};
     const std::map<std::string, std::string*> strings = {{"--out", &a.out}, {"--published", &a.published},
                                                          {"--targets", &a.targets_path}, {"--start", &a.start_file},
                                                          {"--weights", &a.weights_arg}};
-    for (int i = 1; i < argc; i++) {
-        std::string o = argv[i];
-        if (o == "-h" || o == "--help") {
-            a.help = true;
-            return a;
-        } else if (lists.count(o)) {
-            list = lists.at(o);
-            continue;
-        }
-        if (strings.count(o))
-            *strings.at(o) = option_value(argc, argv, i);
-        else if (o == "--max-evals")
-            a.max_evals = int_arg(o, option_value(argc, argv, i), 1, 100000);
+    a.help = list_args(argc, argv, lists, strings, "(see swapsim calibrate --help)", [&](const std::string& o, auto need) {
+        if (o == "--max-evals")
+            a.max_evals = int_arg(o, need(), 1, 100000);
         else if (o == "-j")
-            a.jobs = int_arg(o, option_value(argc, argv, i), 1, 256);
+            a.jobs = int_arg(o, need(), 1, 256);
         else if (o == "--runs")
-            a.runs = int_arg(o, option_value(argc, argv, i), 1, 100);
+            a.runs = int_arg(o, need(), 1, 100);
         else if (o == "--resume")
             a.resume = true;
-        else if (!o.empty() && o[0] == '-')
-            throw std::invalid_argument("unknown option '" + o + "' (see swapsim calibrate --help)");
-        else if (list) {
-            list->push_back(o);
-            continue;
-        } else
-            throw std::invalid_argument("unexpected argument '" + o + "'");
-        list = nullptr;
-    }
+        else
+            return false;
+        return true;
+    });
+    if (a.help)
+        return a;
     if (a.out.empty() || a.train_ids.empty())
         throw std::invalid_argument("--train and --out are required (see swapsim calibrate --help)");
     if (std::string bad = report::check_output_file(a.out); !bad.empty())   // before hours of fitting
         throw std::invalid_argument("--out " + a.out + ": " + bad);
     return a;
-}
-
-std::vector<const scenario::ParamDef*> free_params(std::vector<std::string>& names)
-{
-    const scenario::Registry& reg = scenario::registry();
-    if (names.empty())
-        names = reg.fit_defaults();
-    std::vector<const scenario::ParamDef*> free;
-    for (const auto& n : names) {
-        const scenario::ParamDef* d = reg.find(n);
-        if (!d) {
-            std::string near = reg.nearest_param(n);
-            throw std::invalid_argument("--free " + n + ": unknown parameter" +
-                                        (near.empty() ? "" : "; did you mean \"" + near + "\"?"));
-        }
-        if (!d->fitted)
-            throw std::invalid_argument("--free " + n + ": not a fitted model cost (see swapsim params)");
-        free.push_back(d);
-    }
-    return free;
 }
 
 std::vector<calibrate::Target> targets_of(const std::vector<calibrate::Target>& all, const std::vector<std::string>& ids)
@@ -242,11 +204,39 @@ json on_bound(const calibrate::Space& sp, const std::vector<double>& x)
 
 }  // namespace
 
+std::vector<const scenario::ParamDef*> free_params(std::vector<std::string>& names)
+{
+    const scenario::Registry& reg = scenario::registry();
+    if (names.empty())
+        names = reg.fit_defaults();
+    std::vector<const scenario::ParamDef*> free;
+    for (const auto& n : names) {
+        const scenario::ParamDef* d = reg.find(n);
+        if (!d) {
+            std::string near = reg.nearest_param(n);
+            throw std::invalid_argument("--free " + n + ": unknown parameter" +
+                                        (near.empty() ? "" : "; did you mean \"" + near + "\"?"));
+        }
+        if (!d->fitted)
+            throw std::invalid_argument("--free " + n + ": not a fitted model cost (see swapsim params)");
+        free.push_back(d);
+    }
+    return free;
+}
+
 int cmd_calibrate(int argc, char** argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (std::string(argv[i]) == "--cross-validate")
-            return cmd_cross_validate(argc, argv);
+    bool xval = false, help = false;
+    for (int i = 1; i < argc; i++) {
+        xval |= std::string(argv[i]) == "--cross-validate";
+        help |= std::string(argv[i]) == "-h" || std::string(argv[i]) == "--help";
+    }
+    if (help) {
+        usage(stdout);
+        return 0;
+    }
+    if (xval)
+        return cmd_cross_validate(argc, argv);
     Args a;
     if (int st = parse_command("calibrate", argc, argv, a, parse_args, usage); st >= 0)
         return st;

@@ -16,12 +16,7 @@
 #include "report/result.hpp"
 #include "scenario/registry.hpp"
 
-namespace swapsim { const char* git_commit(); }
-
 namespace swapsim::cli {
-
-using nlohmann::json;
-namespace fs = std::filesystem;
 
 namespace {
 

@@ -21,8 +21,6 @@
 
 namespace swapsim::cli {
 
-namespace fs = std::filesystem;
-
 namespace {
 
 void usage(FILE* f)

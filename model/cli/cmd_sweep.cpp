@@ -27,9 +27,6 @@
 
 namespace swapsim::cli {
 
-using nlohmann::json;
-namespace fs = std::filesystem;
-
 namespace {
 
 void usage(FILE* f)
@@ -53,19 +50,6 @@ void usage(FILE* f)
         "                        (needs --out), e.g. `parallel -j 8 < FILE`, then `swapsim collect DIR`\n"
         "  --csv, --json         the table as CSV or as a JSON array, instead of markdown\n"
         "  --set, --params, --no-builtin-params   as for `swapsim run`, applied to every point\n");
-}
-
-std::optional<double> lookup(const json& r, const std::string& path)
-{
-    if (path.find('.') == std::string::npos)
-        return calibrate::model_value(r, path);
-    const json* j = &r;
-    for (const std::string& part : split(path, '.')) {
-        if (!j->is_object() || !j->contains(part))
-            return std::nullopt;
-        j = &(*j)[part];
-    }
-    return j->is_number() ? std::optional<double>(j->get<double>()) : std::nullopt;
 }
 
 // "" if `s` can name a value of result.json, else why not.
@@ -105,16 +89,6 @@ json point_scenario(const json& base, const std::vector<std::pair<std::string, s
     return s;
 }
 
-std::string csv_field(const std::string& s)
-{
-    if (s.find_first_of(",\"\n") == std::string::npos)
-        return s;
-    std::string q = "\"";
-    for (char c : s)
-        q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
-
 // --vary key=v1,v2,...: a key not varied before, and every value non-empty.
 std::pair<std::string, std::vector<std::string>> parse_vary(
     const std::string& v, const std::vector<std::pair<std::string, std::vector<std::string>>>& before)
@@ -143,61 +117,6 @@ std::pair<std::string, std::vector<std::string>> parse_vary(
 }
 
 }  // namespace
-
-std::string sweep_table(const json& index, const std::map<std::string, json>& results, TableFormat f)
-{
-    const json& sw = index.at("sweep");
-    std::vector<std::string> keys, show = sw.at("show").get<std::vector<std::string>>();
-    for (const auto& v : sw.at("vary"))
-        keys.push_back(v.at("key").get<std::string>());
-    std::string out;
-    json arr = json::array();
-    if (f == TableFormat::Markdown) {
-        std::string header = "|", rule = "|";
-        for (const auto& k : keys)
-            header += " " + k + " |";
-        for (const auto& s : show)
-            header += " " + s + " |";
-        for (size_t i = 0; i < keys.size() + show.size(); i++)
-            rule += "---|";
-        out += header + "\n" + rule + "\n";
-    } else if (f == TableFormat::Csv) {
-        std::string line;
-        for (const auto& k : keys)
-            line += (line.empty() ? "" : ",") + csv_field(k);
-        for (const auto& s : show)
-            line += "," + csv_field(s);
-        out += line + "\n";
-    }
-    for (const auto& p : sw.at("points")) {
-        const json& r = results.at(p.at("key").get<std::string>());
-        std::vector<std::string> values = p.at("values").get<std::vector<std::string>>();
-        json row;
-        std::string md = "|", csv;
-        for (size_t k = 0; k < keys.size(); k++) {
-            row[keys[k]] = values[k];
-            md += " " + values[k] + " |";
-            csv += (k ? "," : "") + csv_field(values[k]);
-        }
-        for (const auto& s : show) {
-            auto v = lookup(r, s);
-            row[s] = v ? json(*v) : json(nullptr);
-            bool secs = s.size() > 2 && s.compare(s.size() - 2, 2, "_s") == 0;
-            md += " " + (v ? (secs || std::fabs(*v) < 100 ? fmt::format("{:.2f}", *v)
-                                                          : report::format_number(*v, report::Fmt::Count))
-                           : std::string("n/a")) + " |";
-            csv += "," + (v ? fmt::format("{}", *v) : std::string());
-        }
-        arr.push_back(row);
-        if (f == TableFormat::Markdown)
-            out += md + "\n";
-        else if (f == TableFormat::Csv)
-            out += csv + "\n";
-    }
-    if (f == TableFormat::Json)
-        out = arr.dump(2) + "\n";
-    return out;
-}
 
 namespace {
 

@@ -1,7 +1,16 @@
 // swapsim subcommands. Each returns the process exit status: 0 ok, 1 run failure, 2 bad input.
 #pragma once
 
+#include <filesystem>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace swapsim { const char* version(); const char* git_commit(); }
+
 namespace swapsim::cli {
+
+using nlohmann::json;            // every subcommand reads and writes JSON
+namespace fs = std::filesystem;
 
 int cmd_run(int argc, char** argv);
 int cmd_validate(int argc, char** argv);

@@ -7,6 +7,8 @@
 // DIR; KEY is a scenario path (a sweep's points live in DIR/points/).
 #pragma once
 
+#include "report/sweep_table.hpp"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -32,11 +34,8 @@ std::map<std::string, nlohmann::json> collect_results(const std::string& dir, co
 
 namespace swapsim::cli {
 
-enum class TableFormat { Markdown, Csv, Json };
-// A sweep's table (one row per point) from its index and results: sweep and collect print
-// the same bytes.
-std::string sweep_table(const nlohmann::json& index, const std::map<std::string, nlohmann::json>& results,
-                        TableFormat f);
+using report::sweep_table;   // report/sweep_table.hpp
+using report::TableFormat;
 // A compare's tables and summary from its index and results (compare and collect).
 int compare_report(const nlohmann::json& index, const std::map<std::string, nlohmann::json>& results);
 

@@ -15,8 +15,6 @@
 #include "cli/commands.hpp"
 #include "scenario/registry.hpp"
 
-namespace swapsim { const char* version(); const char* git_commit(); }
-
 namespace {
 
 using Cmd = int (*)(int, char**);

@@ -56,7 +56,7 @@ void Lock::put_block(Block* b)
 
 void Lock::release_all()
 {
-    hot_ = nullptr;
+    set_hot(nullptr);
     for (Block*& b : ring_)
         if (b) {
             put_block(b);
@@ -82,11 +82,12 @@ Lock& Lock::operator=(const Lock& o)
 }
 
 Lock::Lock(Lock&& o) noexcept
-    : handoff_(o.handoff_), st_(o.st_), ring_(std::move(o.ring_)), hot_(o.hot_), floor_(o.floor_),
+    : handoff_(o.handoff_), st_(o.st_), ring_(std::move(o.ring_)), hot_(o.hot_), hot_id_(o.hot_id_),
+      hot_inited_(o.hot_inited_), floor_(o.floor_),
       iv_(std::move(o.iv_)), latest_(o.latest_), last_end_(std::move(o.last_end_))
 {
     o.ring_.clear();
-    o.hot_ = nullptr;
+    o.set_hot(nullptr);
     o.iv_.clear();
 }
 
@@ -97,8 +98,8 @@ Lock& Lock::operator=(Lock&& o) noexcept
         handoff_ = o.handoff_;
         st_ = o.st_;
         ring_ = std::move(o.ring_);
-        hot_ = o.hot_;
-        o.hot_ = nullptr;
+        set_hot(o.hot_);
+        o.set_hot(nullptr);
         floor_ = o.floor_;
         iv_ = std::move(o.iv_);
         latest_ = o.latest_;
@@ -121,24 +122,22 @@ size_t Lock::blocks() const
 Lock::Bin* Lock::find(int64_t b)
 {
     int64_t id = b >> kBlockShift;
-    Block* blk = hot_;
-    if (!blk || blk->id != id) {
+    if (id != hot_id_) {
         if (ring_.empty())
             return nullptr;
-        blk = ring_[size_t(id & (kRing - 1))];
+        Block* blk = ring_[size_t(id & (kRing - 1))];
         if (!blk || blk->id != id)
             return nullptr;
-        hot_ = blk;
+        set_hot(blk);
     }
     int32_t i = int32_t(b & ((1 << kBlockShift) - 1));
-    return i < blk->inited ? &blk->bins[i] : nullptr;
+    return i < hot_inited_ ? &hot_->bins[i] : nullptr;
 }
 
 Lock::Bin& Lock::at(int64_t b)
 {
     int64_t id = b >> kBlockShift;
-    Block* blk = hot_;
-    if (!blk || blk->id != id) {
+    if (id != hot_id_) {
         if (ring_.empty())
             ring_.assign(size_t(kRing), nullptr);
         Block*& slot = ring_[size_t(id & (kRing - 1))];
@@ -149,11 +148,15 @@ Lock::Bin& Lock::at(int64_t b)
                 put_block(slot);
             slot = get_block(id);
         }
-        blk = hot_ = slot;
+        set_hot(slot);
     }
+    Block* blk = hot_;
     int32_t i = int32_t(b & ((1 << kBlockShift) - 1));
-    for (; blk->inited <= i; blk->inited++)
-        blk->bins[blk->inited] = Bin{};
+    if (hot_inited_ <= i) {
+        for (; hot_inited_ <= i; hot_inited_++)
+            blk->bins[hot_inited_] = Bin{};
+        blk->inited = hot_inited_;
+    }
     return blk->bins[i];
 }
 
@@ -170,7 +173,7 @@ void Lock::prune(double now)
     for (Block*& b : ring_) {
         if (b && b->id < id) {
             if (hot_ == b)
-                hot_ = nullptr;
+                set_hot(nullptr);
             put_block(b);
             b = nullptr;
         }

@@ -96,7 +96,17 @@ private:
     double handoff_;
     LockStats st_;
     std::vector<Block*> ring_;        // bin mode: block id % kRing -> block
-    Block* hot_ = nullptr;            // the block last found, in ring_ (most lookups hit it)
+    // The block last found, in ring_ (most lookups hit it), with copies of its id and inited
+    // count: a lookup that hits it reads no block header (a cache miss on a busy run).
+    Block* hot_ = nullptr;
+    int64_t hot_id_ = INT64_MIN;
+    int32_t hot_inited_ = 0;          // == hot_->inited
+    void set_hot(Block* b)
+    {
+        hot_ = b;
+        hot_id_ = b ? b->id : INT64_MIN;
+        hot_inited_ = b ? b->inited : 0;
+    }
     int64_t floor_ = INT64_MIN;       // bins before this were pruned
     BusyTimeline iv_;                 // interval mode
     double latest_ = 0;

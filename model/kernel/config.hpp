@@ -105,6 +105,7 @@ struct Costs {
     double zs_free_cold = 0;        // zs_free: cache misses on the cold zspage under that lock
     double zs_copy_bw = 1e10;       // bytes/s copying the compressed object into its zspage
     double list_lru_hold = 0;       // list_lru_add / del under the memcg-node list lock
+    double shadow_list_hold = 0;    // XArray: shadow_nodes list_lru_add_obj / del_obj (workingset_update_node)
     double zswap_load_page = 0;     // zswap_load outside decompression
     // block I/O
     double bio_submit = 0;          // bio alloc + submit_bio + driver, per request

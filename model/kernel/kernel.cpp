@@ -287,6 +287,8 @@ Kernel::Kernel(const KConfig& cfg)
     lru_lock_.assign(size_t(nodes), hw::Lock(h));
     zone_lock_.assign(size_t(nodes), hw::Lock(h));
     list_lru_lock_.assign(size_t(nodes), hw::Lock(h));
+    shadow_lru_lock_.assign(size_t(nodes), hw::Lock(h));
+    pending_shadow_.assign(size_t(nodes), 0);
     zs_class_lock_.assign(zpool.nr_classes(), hw::Lock(h));
     si_lock_.set_handoff(h);
     page_counter_.set_handoff(h);
@@ -296,6 +298,8 @@ Kernel::Kernel(const KConfig& cfg)
                                             cfg.swap_batch, cfg.swapfile_slots,
                                             cfg.swap_cache == SwapCacheImpl::XArray, cfg.dev != SwapDev::Hdd);
         swap->set_free_hook([this](swp_offset_t off) { on_slot_free(off); });
+        if (cfg.swap_cache == SwapCacheImpl::XArray)
+            xa_nodes_.resize(size_t((cfg.swap_slots + cfg.swapfile_slots) / XA_CHUNK_SIZE + 1));
     }
     if (cfg.dev == SwapDev::Ssd)
         ssd = std::make_unique<hw::BlockDevice>(cfg.ssd);
@@ -389,6 +393,19 @@ hw::Lock& Kernel::swap_alloc_lock(swp_offset_t off)
 
 void Kernel::on_slot_free(swp_offset_t off)
 {
+    if (!swap_table()) {   // swap_range_free's clear_shadow_from_swap_cache
+        const uint32_t space = uint32_t(off >> SWAP_ADDRESS_SPACE_SHIFT);
+        // swapcache_free_entries (the slot cache) frees its entries one call each.
+        if (!pending_clear_.empty() && pending_clear_.back().space == space) {
+            PendingClear& p = pending_clear_.back();
+            p.ranges += (cfg_.slot_cache || off != p.last + 1) ? 1 : 0;
+            p.slots++;
+            p.last = off;
+        } else {
+            pending_clear_.push_back({space, 1, 1, off});
+        }
+        xa_store(nullptr, off, 1, XaStore::Null, free_cpu_);
+    }
     // swap_range_free: zswap_invalidate, then the memcg swap uncharge.
     uint16_t len = swap->zswap_len(off);
     if (len) {
@@ -431,6 +448,7 @@ std::vector<std::pair<std::string, const hw::LockStats*>> Kernel::lock_stats() c
     sum_into("zs_pool class->lock", zs_class_lock_, agg_[3]);
     sum_into("swap cache xa_lock / ci->lock", swap_cache_locks_, agg_[4]);
     sum_into("zswap tree xa_lock", zswap_tree_locks_, agg_[5]);
+    sum_into("shadow_nodes list_lru", shadow_lru_lock_, agg_[7]);
     sum_into("si->lock / swap cluster lock", cluster_locks_, agg_[6]);
     agg_[6].acquisitions += si_lock_.stats().acquisitions;
     agg_[6].contended += si_lock_.stats().contended;

@@ -470,7 +470,7 @@ private:
     void split_folio(Ctx& c, mm::folio_t f, std::vector<mm::folio_t>& list);
     void tlb_flush_dirty(Ctx& c, mm::folio_t f);
     void swap_cache_insert(Ctx& c, mm::folio_t f, mm::swp_offset_t off);
-    void swap_cache_del(Ctx& c, mm::folio_t f);
+    void swap_cache_del(Ctx& c, mm::folio_t f, bool shadow = false);   // shadow: reclaim's __remove_mapping
     void try_to_unmap(Ctx& c, mm::folio_t f);
     enum class Pageout { Clean, Writeback, Activate };
     Pageout swap_writepage(Ctx& c, mm::folio_t f, std::vector<PlugEntry>& plug);
@@ -503,6 +503,30 @@ private:
     // swap_cache_get_folio: the XArray's walk, or the swap table's one load.
     double swap_cache_lookup_cost() const { return swap_table() ? cfg_.c.table_lookup : cfg_.c.swap_cache_lookup; }
     void price_slot_frees(Ctx& c, const mm::SwapFreeTrace& tr, mm::swp_offset_t off);
+    // The XArray swap cache's leaf nodes (XA_CHUNK_SIZE, 64 slots each): the slots holding a
+    // folio or a shadow, the NUMA node the xa_node was allocated on, and whether
+    // workingset_update_node keeps it on the shadow_nodes list_lru (only shadows in it).
+    struct XaNode {
+        uint64_t folios = 0, shadows = 0;
+        int8_t nid = -1;
+        bool on_list = false;
+    };
+    std::vector<XaNode> xa_nodes_;
+    XaNode& xa_node(mm::swp_offset_t off);
+    // xas_store of `nr` slots from `off` (folio, shadow or NULL), then workingset_update_node:
+    // a node that changes list membership takes its node's shadow_nodes lock (booked now, or,
+    // from a slot free, counted in pending_shadow_ for price_slot_frees).
+    enum class XaStore { Folio, Shadow, Null };
+    void xa_store(Ctx* c, mm::swp_offset_t off, unsigned nr, XaStore what, int cpu);
+    std::vector<unsigned> pending_shadow_;   // shadow_nodes list_lru ops per node, from slot frees
+    // clear_shadow_from_swap_cache of the slots freed since the last price_slot_frees, per
+    // 64 MiB space: its xa_lock is taken once per freed range.
+    struct PendingClear {
+        uint32_t space;
+        unsigned ranges, slots;
+        mm::swp_offset_t last;
+    };
+    std::vector<PendingClear> pending_clear_;
 
     KConfig cfg_;
     std::vector<Task> tasks_;
@@ -516,8 +540,9 @@ private:
     std::unordered_map<uint32_t, std::vector<uint32_t>> anon_vma_;
     int free_cpu_ = 0;                  // CPU whose obj stock takes zswap uncharges
     unsigned pending_invalidate_ = 0;   // zswap entries freed by the last slot free
-    mutable std::array<hw::LockStats, 7> agg_{};
+    mutable std::array<hw::LockStats, 8> agg_{};
     std::vector<hw::Lock> lru_lock_, zone_lock_, list_lru_lock_, zs_class_lock_;
+    std::vector<hw::Lock> shadow_lru_lock_;   // shadow_nodes list_lru, root memcg: one per node
     hw::Lock si_lock_, page_counter_;
     // Locks made on first use, indexed by address space (64 MiB of slots) or cluster.
     std::vector<std::unique_ptr<hw::Lock>> swap_cache_locks_, zswap_tree_locks_, cluster_locks_;

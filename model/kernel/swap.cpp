@@ -84,17 +84,71 @@ void Kernel::swap_cache_insert(Ctx& c, folio_t f, swp_offset_t off)
     }
     // add_to_swap_cache: xas_store per page under the 64 MiB space's xa_lock.
     c.lock(swap_cache_lock(off), k.swap_cache_add + k.swap_cache_per_page * nr);
+    xa_store(&c, off, nr, XaStore::Folio, c.task.cpu);
+}
+
+Kernel::XaNode& Kernel::xa_node(swp_offset_t off)
+{
+    size_t i = off / XA_CHUNK_SIZE;
+    if (i >= xa_nodes_.size())
+        xa_nodes_.resize(i + 1);
+    return xa_nodes_[i];
+}
+
+void Kernel::xa_store(Ctx* c, swp_offset_t off, unsigned nr, XaStore what, int cpu)
+{
+    for (unsigned done = 0; done < nr;) {
+        swp_offset_t o = off + done;
+        unsigned first = unsigned(o % XA_CHUNK_SIZE), n = std::min(nr - done, XA_CHUNK_SIZE - first);
+        uint64_t bits = (n == 64 ? ~0ull : (1ull << n) - 1) << first;
+        done += n;
+        XaNode& x = xa_node(o);
+        if (!(x.folios | x.shadows)) {
+            if (what == XaStore::Null)
+                continue;
+            x.nid = int8_t(node_of_cpu(cpu));   // xas_alloc: a node from the storing CPU's node
+        }
+        x.folios &= ~bits;
+        x.shadows &= ~bits;
+        if (what == XaStore::Folio)
+            x.folios |= bits;
+        else if (what == XaStore::Shadow)
+            x.shadows |= bits;
+        // workingset_update_node: list_lru_add_obj / list_lru_del_obj when membership changes.
+        const bool only_shadows = x.shadows && !x.folios;
+        if (only_shadows != x.on_list) {
+            x.on_list = only_shadows;
+            size_t nid = size_t(x.nid);
+            if (c)
+                c->lock(shadow_lru_lock_[nid], cfg_.c.shadow_list_hold, 1, 0, "workingset_update_node");
+            else
+                pending_shadow_[nid]++;
+        }
+        if (!(x.folios | x.shadows))
+            x.nid = -1;   // xas_delete_node: freed
+    }
 }
 
 void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
 {
     const Costs& k = cfg_.c;
-    // cost.swap.free_per_range includes swap_range_free's clear_shadow_from_swap_cache (XArray:
-    // the xa_lock and the walk, nested in the free's lock). The swap table clears each slot's
-    // shadow with one store in the table instead.
+    // cost.swap.free_per_range includes the walk of swap_range_free's
+    // clear_shadow_from_swap_cache. XArray: it runs under each space's xa_lock, once per freed
+    // range, with a store per slot (nested in the cluster lock; booked after it here), and
+    // workingset_update_node drops each emptied node from the shadow_nodes list_lru. The swap
+    // table clears each slot's shadow with one store in the table instead.
     const double shadow = swap_table() ? k.table_per_slot * tr.slots_freed -
                                              (k.xa_clear_walk * tr.ranges + k.xa_clear_per_slot * tr.slots_freed)
-                                       : 0.0;
+                                       : -k.xa_clear_walk * tr.ranges;
+    for (const PendingClear& p : pending_clear_)
+        c.lock(lock_in(swap_cache_locks_, p.space), k.xa_clear_walk + k.xa_clear_per_slot * p.slots / p.ranges,
+               p.ranges, 0, "clear_shadow_from_swap_cache");
+    pending_clear_.clear();
+    for (size_t nid = 0; nid < pending_shadow_.size(); nid++)
+        if (pending_shadow_[nid]) {
+            c.lock(shadow_lru_lock_[nid], k.shadow_list_hold, pending_shadow_[nid], 0, "workingset_update_node");
+            pending_shadow_[nid] = 0;
+        }
     if (tr.took_si_lock)
         c.lock(swap_alloc_lock(off),
                k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed + k.si_free_per_range * tr.ranges + shadow, 1, 0,
@@ -125,15 +179,17 @@ void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
     }
 }
 
-void Kernel::swap_cache_del(Ctx& c, folio_t f)
+void Kernel::swap_cache_del(Ctx& c, folio_t f, bool shadow)
 {
     Folio& fo = folios[f];
     unsigned nr = fo.nr_pages();
     swp_offset_t off = fo.swap;
-    if (swap_table())   // __swap_cache_del_folio: the shadow goes into the table, per slot
+    if (swap_table()) {   // __swap_cache_del_folio: the shadow goes into the table, per slot
         c.lock(swap_cache_lock(off), cfg_.c.table_del + cfg_.c.table_per_slot * nr);
-    else                // __delete_from_swap_cache: xas_store(shadow) per page under xa_lock
+    } else {              // __delete_from_swap_cache: xas_store(shadow) per page under xa_lock
         c.lock(swap_cache_lock(off), cfg_.c.swap_cache_del + cfg_.c.swap_cache_per_page * nr);
+        xa_store(&c, off, nr, shadow ? XaStore::Shadow : XaStore::Null, c.task.cpu);
+    }
     fo.clear(PG_swapcache);
     fo.swap = NO_SWAP;
     SwapFreeTrace tr;

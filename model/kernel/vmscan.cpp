@@ -311,7 +311,7 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
         if (fo->test(PG_orphan) && !fo->test(PG_writeback)) {   // ours is the last reference
             fo->clear(PG_orphan);
             if (fo->test(PG_swapcache))
-                swap_cache_del(c, f);
+                swap_cache_del(c, f, true);
             to_free.push_back(f);
             st.nr_reclaimed += nr;
             continue;
@@ -391,7 +391,7 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
         }
         // __remove_mapping: out of the swap cache (shadow stored), then freed in a batch.
         if (fo->test(PG_swapcache))
-            swap_cache_del(c, f);
+            swap_cache_del(c, f, true);
         to_free.push_back(f);
         st.nr_reclaimed += nr;
     }

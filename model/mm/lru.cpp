@@ -4,29 +4,31 @@
 
 namespace swapsim::mm {
 
+void Lruvec::link(List& l, folio_t f, folio_t prev, folio_t next)
+{
+    Folio& fo = (*ft_)[f];
+    fo.prev = prev;
+    fo.next = next;
+    (prev != NO_FOLIO ? (*ft_)[prev].next : l.head) = f;
+    (next != NO_FOLIO ? (*ft_)[next].prev : l.tail) = f;
+}
+
+void Lruvec::unlink(List& l, folio_t prev, folio_t next)
+{
+    (prev != NO_FOLIO ? (*ft_)[prev].next : l.head) = next;
+    (next != NO_FOLIO ? (*ft_)[next].prev : l.tail) = prev;
+}
+
 void Lruvec::add(folio_t f, LruList lru, bool at_tail)
 {
     Folio& fo = (*ft_)[f];
     if (fo.lru != LRU_NONE)
         throw std::logic_error("folio already on an LRU list");
     List& l = lists_[lru];
-    if (at_tail) {
-        fo.prev = l.tail;
-        fo.next = NO_FOLIO;
-        if (l.tail != NO_FOLIO)
-            (*ft_)[l.tail].next = f;
-        else
-            l.head = f;
-        l.tail = f;
-    } else {
-        fo.next = l.head;
-        fo.prev = NO_FOLIO;
-        if (l.head != NO_FOLIO)
-            (*ft_)[l.head].prev = f;
-        else
-            l.tail = f;
-        l.head = f;
-    }
+    if (at_tail)
+        link(l, f, l.tail, NO_FOLIO);
+    else
+        link(l, f, NO_FOLIO, l.head);
     fo.lru = lru;
     fo.set(PG_lru);
     if (lru == LRU_ACTIVE_ANON || lru == LRU_ACTIVE_FILE)
@@ -43,14 +45,7 @@ void Lruvec::del(folio_t f)
     if (fo.lru == LRU_NONE)
         throw std::logic_error("folio not on an LRU list");
     List& l = lists_[fo.lru];
-    if (fo.prev != NO_FOLIO)
-        (*ft_)[fo.prev].next = fo.next;
-    else
-        l.head = fo.next;
-    if (fo.next != NO_FOLIO)
-        (*ft_)[fo.next].prev = fo.prev;
-    else
-        l.tail = fo.prev;
+    unlink(l, fo.prev, fo.next);
     l.nr_pages -= fo.nr_pages();
     l.nr_folios--;
     fo.prev = fo.next = NO_FOLIO;

@@ -32,6 +32,9 @@ private:
         folio_t head = NO_FOLIO, tail = NO_FOLIO;
         uint64_t nr_pages = 0, nr_folios = 0;
     };
+    // __list_add / __list_del: link f between prev and next, or unlink what lies around it.
+    void link(List& l, folio_t f, folio_t prev, folio_t next);
+    void unlink(List& l, folio_t prev, folio_t next);
     FolioTable* ft_;
     std::array<List, NR_LRU_LISTS> lists_{};
 };

@@ -20,6 +20,7 @@ constexpr int DEF_PRIORITY = 12;                        // mm/vmscan.c
 constexpr unsigned SWAPFILE_CLUSTER = HPAGE_PMD_NR;     // mm/swapfile.c with THP_SWAP
 constexpr unsigned SWAP_ADDRESS_SPACE_SHIFT = 14;       // mm/swap.h: 64 MiB per swap cache XArray
 constexpr unsigned ZSWAP_ADDRESS_SPACE_SHIFT = 14;      // mm/zswap.c: 64 MiB per zswap tree
+constexpr unsigned XA_CHUNK_SIZE = 64;                  // include/linux/xarray.h: slots per xa_node (XA_CHUNK_SHIFT 6)
 constexpr unsigned MEMCG_DELAY_PRECISION_SHIFT = 20;    // mm/memcontrol.c
 constexpr unsigned MEMCG_DELAY_SCALING_SHIFT = 14;
 

@@ -5,6 +5,7 @@
 #include "kconfig_fixture.hpp"
 
 #include <set>
+#include <tuple>
 
 #include "kernel/kernel.hpp"
 #include "test_clock.hpp"
@@ -40,19 +41,30 @@ std::set<mm::swp_offset_t> swap_slots(const Vma& v)
     return s;
 }
 
+// A parent on `cfg` (4 CPUs, or `cpus`) that has written the `pages` 4K pages of one VMA and
+// holds a second, untouched one of `later_pages`.
+struct Written {
+    KConfig cfg;
+    Kernel k{cfg};
+    TestClock clk;
+    Process parent;
+    uint32_t vma, later;
+    Ctx pc;
+    explicit Written(uint32_t pages, KConfig config = fork_config(), uint32_t later_pages = 0, int cpus = 4)
+        : cfg(config), parent((k.reserve(cpus, cpus), k), 0), vma(parent.mmap_anon(pages)),
+          later(later_pages ? parent.mmap_anon(later_pages) : 0), pc(k, parent.task(), clk)
+    {
+        parent.access(pc, vma, 0, pages, false, true, 1e10, CHUNK);
+    }
+};
+
 }  // namespace
 
 TEST_CASE("fork then write breaks COW exactly once per page", "[fork]")
 {
     const bool parent_first = GENERATE(false, true);
-    KConfig cfg = fork_config();
-    Kernel k(cfg);
-    k.reserve(4, 4);
-    TestClock clk;
-    Process parent(k, 0);
-    uint32_t vma = parent.mmap_anon(64);
-    Ctx pc(k, parent.task(), clk);
-    parent.access(pc, vma, 0, 64, false, true, 1e10, CHUNK);
+    Written w(64);
+    auto [k, clk, parent, vma, pc] = std::tie(w.k, w.clk, w.parent, w.vma, w.pc);
     Process child = parent.fork(pc, 1);
     pc.flush();
     CHECK(k.cow.fork_ptes == 64);
@@ -91,14 +103,8 @@ TEST_CASE("fork then write breaks COW exactly once per page", "[fork]")
 
 TEST_CASE("fork of swapped-out pages: swap count 2, swapped in once, through the swap cache", "[fork]")
 {
-    KConfig cfg = fork_config();
-    Kernel k(cfg);
-    k.reserve(4, 4);
-    TestClock clk;
-    Process parent(k, 0);
-    uint32_t vma = parent.mmap_anon(64);
-    Ctx pc(k, parent.task(), clk);
-    parent.access(pc, vma, 0, 64, false, true, 1e10, CHUNK);
+    Written w(64);
+    auto [k, clk, parent, vma, pc] = std::tie(w.k, w.clk, w.parent, w.vma, w.pc);
     k.madvise_pageout(pc, parent.mm(), vma, 0, 64);
     pc.flush();
     auto slots = swap_slots(k.mms[parent.mm()].vmas[vma]);
@@ -148,14 +154,8 @@ TEST_CASE("a page reclaimed while shared by two mms holds swap count 2 and is sw
 {
     KConfig cfg = fork_config();
     cfg.memcg_high = 256;   // 1 MiB
-    Kernel k(cfg);
-    k.reserve(4, 4);
-    TestClock clk;
-    Process parent(k, 0);
-    uint32_t shared = parent.mmap_anon(128);
-    uint32_t later = parent.mmap_anon(1024);
-    Ctx pc(k, parent.task(), clk);
-    parent.access(pc, shared, 0, 128, false, true, 1e10, CHUNK);
+    Written w(128, cfg, 1024);
+    auto [k, clk, parent, shared, later, pc] = std::tie(w.k, w.clk, w.parent, w.vma, w.later, w.pc);
     Process child = parent.fork(pc, 1);
     pc.flush();
     // The parent writes 4 MiB more: memory.high reclaim takes the oldest folios, the shared ones.
@@ -219,14 +219,8 @@ TEST_CASE("the rmap walk of a shared folio costs more with more VMAs in its anon
         cfg.c.rmap_walk = 1e-6;
         cfg.c.rmap_per_vma = per_vma;
         cfg.memcg_high = 64;
-        Kernel k(cfg);
-        k.reserve(8, 8);
-        TestClock clk;
-        Process parent(k, 0);
-        uint32_t v = parent.mmap_anon(64);
-        uint32_t more = parent.mmap_anon(512);
-        Ctx c(k, parent.task(), clk);
-        parent.access(c, v, 0, 64, false, true, 1e10, CHUNK);
+        Written w(64, cfg, 512, 8);
+        auto [k, clk, parent, more, c] = std::tie(w.k, w.clk, w.parent, w.later, w.pc);
         for (int i = 0; i < forks; i++)
             parent.fork(c, 1 + i);
         c.flush();

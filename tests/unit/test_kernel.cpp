@@ -46,6 +46,15 @@ struct World {
     TestClock clk;
 };
 
+// small_config() with neither a swap device nor zswap: anonymous memory cannot leave RAM.
+KConfig no_swap_config()
+{
+    KConfig cfg = small_config();
+    cfg.dev = SwapDev::None;
+    cfg.zswap = false;
+    return cfg;
+}
+
 }  // namespace
 
 TEST_CASE("fault path: a 64K mTHP fault costs fault + alloc + clear + PTEs + charge, exactly", "[kernel][timed]")
@@ -147,9 +156,7 @@ TEST_CASE("memory.high reclaim: each reclaim_high call pays cost.reclaim.entry o
 
 TEST_CASE("memory.high without swap: the task sleeps the kernel's penalty, capped at 2 s", "[kernel][timed]")
 {
-    KConfig cfg = small_config();
-    cfg.dev = SwapDev::None;
-    cfg.zswap = false;
+    KConfig cfg = no_swap_config();
     cfg.memcg_high = 64;
     World w(cfg, 1024);
     {
@@ -323,9 +330,7 @@ TEST_CASE("memory.max with zswap and no writeback: the compressed pool itself fi
 
 TEST_CASE("memory.max without swap: the charge fails after its retries (memcg OOM)", "[kernel]")
 {
-    KConfig cfg = small_config();
-    cfg.dev = SwapDev::None;
-    cfg.zswap = false;
+    KConfig cfg = no_swap_config();
     cfg.memcg_max = 256;
     World w(cfg, 1024);
     Ctx c(w.k, w.task(), w.clk);

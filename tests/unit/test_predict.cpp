@@ -91,6 +91,15 @@ TEST_CASE("cross-validation: the linearised fit finds the costs that made its da
     CHECK(dx[1] == 0.0);
 }
 
+TEST_CASE("cross-validation: results/cross-validation.md is the rendering of the committed JSON next to it", "[predict]")
+{
+    std::ifstream j("results/cross-validation.json"), m("results/cross-validation.md");
+    REQUIRE(j.good());
+    REQUIRE(m.good());
+    const std::string md((std::istreambuf_iterator<char>(m)), std::istreambuf_iterator<char>());
+    CHECK(calibrate::render_cross_validation(json::parse(j)) == md);
+}
+
 TEST_CASE("cross-validation: a scaled scenario divides every size and keeps the rest", "[predict]")
 {
     Dir d("swapsim_scaled");

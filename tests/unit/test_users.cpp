@@ -2,6 +2,7 @@
 // from a job list by GNU parallel, `collect`, `metrics`, and a run's time series.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "report/metrics.hpp"
@@ -312,5 +314,32 @@ TEST_CASE("every usemem scenario under scenarios/ scaled down gives each task no
             CHECK(sys >= 0);
             CHECK(user + sys <= wall * (1 + 1e-9) + 1e-9);
         }
+    }
+}
+
+TEST_CASE("cli: calibrate --cross-validate refuses bad arguments before fitting, one line and exit 2", "[cli][users]")
+{
+    TempDir d;
+    const std::string out = (d.path / "xv.json").string();
+    struct Case {
+        std::vector<std::string> args;
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        {{"calibrate", "--cross-validate"}, "needs --out FILE.json"},
+        {{"calibrate", "--cross-validate", "--out", out, "--free", "cost.zswap.store_pag"},
+         "unknown parameter; did you mean \"cost.zswap.store_page\"?"},
+        {{"calibrate", "--cross-validate", "--out", out, "--free", "kernel.memcg.high"}, "not a fitted model cost"},
+        {{"calibrate", "--cross-validate", "--out", out, "--weights", "sys_s=-1"}, "expected a weight >= 0 for sys_s"},
+        {{"calibrate", "--cross-validate", "--out", out, "--tables", "no/such-table"}, "no target reproduces"},
+        {{"calibrate", "--cross-validate", "--out", out, "--bogus"}, "unknown option '--bogus'"},
+    };
+    for (const auto& c : cases) {
+        INFO(fmt::format("{}", fmt::join(c.args, " ")));
+        auto r = run_swapsim(c.args);
+        CHECK(r.status == 2);
+        CHECK(r.err.find(c.says) != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(!fs::exists(out));
     }
 }
