@@ -17,18 +17,21 @@ subset="[bad],[reliability],[units],[registry],[settings],[kernel],[lock],[zsmal
 # (Catch2 2.x exits with the number of tests it lists, so its status is not a failure here.)
 { ./build-san/swapsim_tests --list-test-names-only "$subset" || true; } | grep -v '^$' > build-san/subset.txt
 echo "sanitiser subset: $(wc -l < build-san/subset.txt) tests"
-failed=0
+failed=0 failed_n=0 t0=$SECONDS
 while IFS= read -r name; do
   if ! ./build-san/swapsim_tests --warn NoTests "${name//,/\\,}" > build-san/last.log 2>&1; then
-    echo "FAILED under sanitisers: $name"; cat build-san/last.log; failed=1
+    echo "FAILED under sanitisers: $name"; cat build-san/last.log; failed=1 failed_n=$((failed_n + 1))
   fi
 done < build-san/subset.txt
-# Known findings (issue #28, docs/open-work.md): under the sanitisers four tests of the subset
-# fail (runs slow enough to reach their wall budget, extra report lines on stderr). Until they
-# are fixed the step reports them and gates CI only with SWAPSIM_CI_STRICT=1.
+# Findings (issue #28, docs/open-work.md): five tests of the subset failed here, most likely
+# because the child runs did not get thread contexts (now given to the engine at its start,
+# engine/sim.cpp). Until a clean pass is seen the step reports failures and gates CI only
+# with SWAPSIM_CI_STRICT=1.
+strict=${SWAPSIM_CI_STRICT:-0}
+echo "sanitiser subset: $(( $(wc -l < build-san/subset.txt) - failed_n )) of $(wc -l < build-san/subset.txt) passed in $(( SECONDS - t0 )) s"
 if [ "$failed" != 0 ]; then
-  echo "sanitiser subset: failures above (not a CI gate yet; SWAPSIM_CI_STRICT=1 makes it one)"
-  if [ "${SWAPSIM_CI_STRICT:-0}" = 1 ]; then exit 1; fi
+  echo "sanitiser subset: failures above"
+  if [ "$strict" != 0 ]; then exit 1; fi
 fi
 
 # 2. Fuzz the scenario loader and the --set parser from the committed corpus; new inputs go
@@ -40,5 +43,5 @@ trap 'rm -rf "$work"' EXIT
 ./build-fuzz/swapsim_fuzz -max_total_time="$fuzz_s" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   -artifact_prefix="$work/" "$work" tests/fuzz/corpus 2> build-fuzz/fuzz.log || {
   tail -40 build-fuzz/fuzz.log; echo "fuzzing found a crash (above; input in $work): add it to tests/bad"
-  if [ "${SWAPSIM_CI_STRICT:-0}" = 1 ]; then exit 1; fi; }
+  if [ "$strict" != 0 ]; then exit 1; fi; }
 grep -E 'stat::number_of_executed_units|Done' build-fuzz/fuzz.log | head -3 || true

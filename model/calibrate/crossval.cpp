@@ -193,25 +193,6 @@ json bound_report(const std::vector<FreeCost>& free, const std::vector<double>& 
 
 }  // namespace
 
-std::vector<Cell> load_cells(const std::string& path)
-{
-    std::ifstream f(path);
-    if (!f)
-        throw std::invalid_argument(path + ": cannot read");
-    json a = json::parse(f);
-    std::vector<Cell> out;
-    for (const auto& c : a) {
-        Cell x{c.at("table"), c.at("column"), c.at("metric"), {}, {}, {}, {}};
-        if (c.contains("published") && c["published"].is_number())
-            x.published = c["published"].get<double>();
-        if (c.contains("model") && c["model"].is_number())
-            x.model = c["model"].get<double>();
-        x.rel_error = rel_error(x.published, x.model);
-        out.push_back(x);
-    }
-    return out;
-}
-
 json cross_validate(const CrossValOptions& opt)
 {
     const size_t n = opt.free.size();

@@ -63,8 +63,6 @@ struct CrossValOptions {
     // results/cells.json, mean of its seeds) instead of running them again.
     std::vector<Cell> levels;
 };
-// The cells of a compare --all run (results/cells.json).
-std::vector<Cell> load_cells(const std::string& path);
 
 // Runs the folds (one per family, plus the fit on every family) and returns the report:
 // per fold the fitted costs, their bounds, the costs that end on a bound, the left-out cells'

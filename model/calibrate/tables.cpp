@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -253,6 +254,8 @@ std::map<std::string, Table> load_tables(const std::string& path)
 
 Progress stderr_progress(const std::string& what)
 {
+    if (!::isatty(2))
+        return [](size_t, size_t) {};   // a log or a pipe gets the result and errors only
     auto start = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
     return [start, what](size_t done, size_t total) {
         double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - *start).count();
@@ -323,8 +326,17 @@ int spawn_run(const std::vector<std::string>& args, const std::string& err_path)
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    // The child dies with this process (SWAPSIM_PARENT_PID, cli/main.cpp).
+    std::vector<std::string> env_s = {"SWAPSIM_PARENT_PID=" + std::to_string(::getpid())};
+    for (char** e = environ; *e; e++)
+        if (std::strncmp(*e, "SWAPSIM_PARENT_PID=", 19) != 0)
+            env_s.push_back(*e);
+    std::vector<char*> env;
+    for (auto& x : env_s)
+        env.push_back(x.data());
+    env.push_back(nullptr);
     pid_t pid;
-    int rc = posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), environ);
+    int rc = posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), env.data());
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
         throw std::runtime_error("cannot start a simulation process");
@@ -403,7 +415,11 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
             std::ifstream e(tmp / (std::to_string(i) + ".err"));
             std::string line;
             std::getline(e, line);
-            failure = files[todo[i].group] + ": " + (line.empty() ? "simulation failed" : line);
+            // The child's line names its scenario already ("swapsim run: FILE: ..." or "FILE: ...").
+            const std::string& file = files[todo[i].group];
+            if (line.rfind("swapsim run: ", 0) == 0)
+                line.erase(0, 13);
+            failure = line.rfind(file + ":", 0) == 0 ? line : file + ": " + (line.empty() ? "simulation failed" : line);
             if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
                 failure_status = 2;
         }
@@ -494,6 +510,23 @@ std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<
         }
     }
     return cells;
+}
+
+std::vector<Cell> load_cells(const std::string& path)
+{
+    return read_structure(path, "cells", [](const json& a) {
+        std::vector<Cell> out;
+        for (const auto& c : a.get_ref<const json::array_t&>()) {
+            Cell x{c.at("table"), c.at("column"), c.at("metric"), {}, {}, {}, {}};
+            if (c.contains("published") && c["published"].is_number())
+                x.published = c["published"].get<double>();
+            if (c.contains("model") && c["model"].is_number())
+                x.model = c["model"].get<double>();
+            x.rel_error = rel_error(x.published, x.model);
+            out.push_back(x);
+        }
+        return out;
+    });
 }
 
 json cells_json(const std::vector<Cell>& cells)

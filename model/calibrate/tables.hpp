@@ -68,7 +68,7 @@ std::map<std::string, nlohmann::json> run_scenarios(const std::vector<std::strin
 // the mean, "runs" holds the seeds and each metric's min and max, and the per-process
 // throughput distribution is pooled over the runs.
 nlohmann::json merge_runs(const std::vector<nlohmann::json>& runs);
-// A progress bar on stderr: done/total and an ETA.
+// A progress bar on stderr when it is a terminal: done/total and an ETA.
 Progress stderr_progress(const std::string& what);
 
 struct Cell {
@@ -100,6 +100,8 @@ std::vector<Cell> make_cells(const std::vector<Target>& targets, const std::map<
 
 // One JSON object per cell: {table, column, metric, published, model, rel_error, run_spread}.
 nlohmann::json cells_json(const std::vector<Cell>& cells);
+// Those cells read back (results/cells.json of compare --all); a bad file is named.
+std::vector<Cell> load_cells(const std::string& path);
 
 // Error statistics: per table and metric, MAPE and maximum absolute relative error over cells
 // with a nonzero published value.

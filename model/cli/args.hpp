@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ std::string option_value(int argc, char** argv, int& i);
 
 // Integer value of `opt` within [lo, hi], e.g. int_arg("-j", "4", 1, 256).
 int int_arg(const std::string& opt, const std::string& v, int lo, int hi);
+
+// calibrate's --weights "metric=w,...": metrics of `swapsim metrics`, each weight finite and >= 0.
+std::map<std::string, double> parse_weights(const std::string& arg);
 
 // Walks the arguments argv[1..): on(arg, need) for each, where need() takes the option's value
 // (advancing past it). Returns true at -h/--help, which ends the walk.

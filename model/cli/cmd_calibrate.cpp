@@ -151,23 +151,6 @@ std::vector<const scenario::ParamDef*> free_params(std::vector<std::string>& nam
     return free;
 }
 
-std::map<std::string, double> parse_weights(const std::string& arg)
-{
-    std::map<std::string, double> weights;
-    for (const auto& kv : split(arg, ',')) {
-        auto eq = kv.find('=');
-        if (eq == std::string::npos)
-            throw std::invalid_argument("--weights: expected metric=weight, got '" + kv + "'");
-        std::string w = kv.substr(eq + 1);
-        char* end = nullptr;
-        double x = std::strtod(w.c_str(), &end);
-        if (w.empty() || *end || !(x >= 0) || !std::isfinite(x))
-            throw std::invalid_argument("--weights: expected a weight >= 0 for " + kv.substr(0, eq) + ", got '" + w + "'");
-        weights[kv.substr(0, eq)] = x;
-    }
-    return weights;
-}
-
 std::vector<calibrate::Target> targets_of(const std::vector<calibrate::Target>& all, const std::vector<std::string>& ids)
 {
     std::vector<calibrate::Target> out;

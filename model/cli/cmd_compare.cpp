@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
 #include "report/result.hpp"
+#include "scenario/registry.hpp"
 
 namespace swapsim { const char* git_commit(); }
 
@@ -120,18 +121,35 @@ CompareArgs parse_args(int argc, char** argv)
     return c;
 }
 
-// The tables asked for (every table of the targets with --all); throws for a table no
-// target reproduces.
-std::set<std::string> select_tables(const CompareArgs& a, const std::vector<calibrate::Target>& targets)
+// The tables asked for (with --all, every table of the targets that is published); throws for
+// a table no target reproduces or that is not published, before anything runs.
+std::set<std::string> select_tables(const CompareArgs& a, const std::vector<calibrate::Target>& targets,
+                                    const std::map<std::string, calibrate::Table>& tables)
 {
     std::set<std::string> selected;
     for (const auto& t : targets)
-        if (a.all || std::find(a.tables_wanted.begin(), a.tables_wanted.end(), t.table) != a.tables_wanted.end())
+        if ((a.all && tables.count(t.table)) ||
+            std::find(a.tables_wanted.begin(), a.tables_wanted.end(), t.table) != a.tables_wanted.end())
             selected.insert(t.table);
-    for (const auto& w : a.tables_wanted)
+    for (const auto& w : a.tables_wanted) {
         if (!selected.count(w))
-            throw std::invalid_argument(w + ": no target in " + a.targets_path + " reproduces this table");
+            throw std::invalid_argument(scenario::clip(w, 100) + ": no target in " + a.targets_path + " reproduces this table");
+        if (!tables.count(w))
+            throw std::invalid_argument(w + ": not a table of " + a.published + " (see its \"id\" fields)");
+    }
+    if (selected.empty())
+        throw std::invalid_argument("--all: no table of " + a.targets_path + " is in " + a.published);
     return selected;
+}
+
+// Before anything runs: every scenario the tables need loads, and --results takes files.
+void check_runs(const CompareArgs& a, const std::vector<std::string>& scenarios)
+{
+    for (const auto& s : scenarios)
+        scenario::read_input_file(s);   // a missing or unreadable one names itself
+    if (a.write && a.job_list.empty())
+        if (std::string bad = report::check_output_file((fs::path(a.results_dir) / "summary.json").string()); !bad.empty())
+            throw std::invalid_argument("--results " + a.results_dir + ": " + bad);
 }
 
 // The summary lines printed under the tables.
@@ -180,7 +198,7 @@ int cmd_compare(int argc, char** argv)
     try {
         if (!load_inputs(a.targets_path, a.published, targets, tables))
             return 2;
-        selected = select_tables(a, targets);
+        selected = select_tables(a, targets, tables);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim compare: %s\n", e.what());
         return 2;
@@ -189,6 +207,15 @@ int cmd_compare(int argc, char** argv)
     for (const auto& t : targets)
         if (selected.count(t.table))
             scenarios.push_back(t.scenario);
+    try {
+        check_runs(a, scenarios);
+    } catch (const scenario::InputError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "swapsim compare: %s\n", e.what());
+        return 2;
+    }
     json index = {{"swapsim", "compare"},
                   {"runs", a.runs},
                   {"compare",

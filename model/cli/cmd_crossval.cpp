@@ -3,6 +3,7 @@
 // Leave one table family out, fit the free costs on the others, simulate the left-out family
 // (calibrate/crossval.hpp says how the fit is kept affordable). Writes the report as JSON and,
 // next to it, as markdown (.md).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -87,20 +88,21 @@ int cmd_cross_validate(int argc, char** argv)
                 throw std::invalid_argument("--free " + n + ": has no physical range to fit it in (see swapsim params)");
             opt.free.push_back({n, start.num(n), std::log(d->min), std::log(d->max)});
         }
-        for (const auto& kv : split(weights_arg, ',')) {
-            auto eq = kv.find('=');
-            if (eq == std::string::npos)
-                throw std::invalid_argument("--weights: expected metric=weight, got '" + kv + "'");
-            opt.weights[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
-        }
+        opt.weights = parse_weights(weights_arg);
         auto all = calibrate::load_targets(targets_path);
         opt.tables = calibrate::load_tables(published);
+        for (const auto& id : table_ids)
+            if (!opt.tables.count(id) || std::none_of(all.begin(), all.end(), [&](const auto& t) { return t.table == id; }))
+                throw std::invalid_argument("--tables " + scenario::clip(id, 100) + ": no target of " + targets_path +
+                                            " reproduces a published table of that id");
         for (const auto& t : all)
             if (opt.tables.count(t.table) &&
                 (table_ids.empty() || std::find(table_ids.begin(), table_ids.end(), t.table) != table_ids.end()))
                 opt.targets.push_back(t);
-        if (opt.targets.empty())
-            throw std::invalid_argument("--tables: no target reproduces these tables");
+        if (calibrate::families(opt.targets).size() < 2)
+            throw std::invalid_argument("--tables: leaving a family out needs tables of two families or more (" +
+                                        std::to_string(calibrate::families(opt.targets).size()) +
+                                        " given; a family is a setup at several folio sizes)");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s%s\n", dynamic_cast<const scenario::InputError*>(&e) ? "" : "swapsim calibrate: ", e.what());
         return 2;

@@ -68,7 +68,7 @@ std::string check_out_dir(const std::string& dir)
 
 struct RunArgs {
     std::string path, out, baseline;
-    bool out_given = false, help = false;
+    bool out_given = false, trace_given = false, step_given = false, help = false;
     scenario::LoadOptions lo, base_lo;
     run::RunOptions ro;
     std::vector<std::string> base_args;   // the baseline's: --params, --no-builtin-params
@@ -95,8 +95,10 @@ RunArgs parse_args(int argc, char** argv)
             r.base_args.push_back(a);
         } else if (a == "--trace") {
             r.ro.trace = need();
+            r.trace_given = true;
         } else if (a == "--trace-step") {
             std::string v = need();
+            r.step_given = true;
             char* end = nullptr;
             r.ro.trace_step = std::strtod(v.c_str(), &end);
             if (end == v.c_str() || *end || !(r.ro.trace_step >= 1e-4 && r.ro.trace_step <= 1e4))
@@ -185,7 +187,21 @@ std::string check_outputs(const RunArgs& a)
     if (a.out_given)
         if (std::string bad = check_out_dir(a.out); !bad.empty())
             return bad;
-    if (!a.ro.trace.empty() && !std::ofstream(a.ro.trace, std::ios::app))
+    if (a.step_given && !a.trace_given)
+        return "swapsim run: --trace-step: needs --trace FILE";
+    if (!a.trace_given)
+        return "";
+    if (a.ro.trace.empty())
+        return "swapsim run: --trace: empty file name";
+    // Never the run's own input: the trace would overwrite it (and a failed run remove it).
+    std::vector<std::string> inputs = {a.path, a.baseline};
+    inputs.insert(inputs.end(), a.lo.param_files.begin(), a.lo.param_files.end());
+    for (const auto& in : inputs) {
+        std::error_code ec;
+        if (!in.empty() && fs::equivalent(in, a.ro.trace, ec))
+            return a.ro.trace + ": cannot write the trace: it is the input " + in + "; name another file";
+    }
+    if (!std::ofstream(a.ro.trace, std::ios::app))
         return a.ro.trace + ": cannot write the trace: " + std::strerror(errno);
     return "";
 }

@@ -239,10 +239,11 @@ SweepArgs parse_args(int argc, char** argv)
             s.out_dir = need();
         } else if (a == "--job-list") {
             s.job_list = need();
-        } else if (a == "--json") {
-            s.format = TableFormat::Json;
-        } else if (a == "--csv") {
-            s.format = TableFormat::Csv;
+        } else if (a == "--json" || a == "--csv") {
+            auto f = a == "--json" ? TableFormat::Json : TableFormat::Csv;
+            if (s.format != TableFormat::Markdown && s.format != f)
+                throw std::invalid_argument("--csv and --json: give one of them");
+            s.format = f;
         } else if (!a.empty() && a[0] == '-') {
             throw std::invalid_argument("unknown option '" + a + "' (see swapsim sweep --help)");
         } else if (s.scenario.empty()) {
@@ -282,6 +283,15 @@ std::vector<std::vector<std::string>> grid_points(const Vary& vary)
     return points;
 }
 
+// "key=value key=value" of a grid point, for messages.
+std::string point_label(const Vary& vary, const std::vector<std::string>& p)
+{
+    std::string at;
+    for (size_t k = 0; k < vary.size(); k++)
+        at += (k ? " " : "") + vary[k].first + "=" + p[k];
+    return scenario::clip(at, 200);
+}
+
 // The scenario, the --set/--params arguments and every point, checked in this process before
 // any folder or file is made. Returns the exit status (0: `base` holds the scenario's JSON).
 int check_points(const SweepArgs& a, const std::vector<std::vector<std::string>>& points, json& base)
@@ -294,10 +304,7 @@ int check_points(const SweepArgs& a, const std::vector<std::vector<std::string>>
             try {
                 scenario::load_scenario_text(point_scenario(base, a.vary, p).dump(), a.scenario, a.lo);
             } catch (const scenario::InputError& e) {
-                std::string at;
-                for (size_t k = 0; k < a.vary.size(); k++)
-                    at += (k ? " " : "") + a.vary[k].first + "=" + p[k];
-                std::fprintf(stderr, "%s (sweep point %s)\n", e.what(), scenario::clip(at, 200).c_str());
+                std::fprintf(stderr, "%s (sweep point %s)\n", e.what(), point_label(a.vary, p).c_str());
                 return 2;
             }
         }
@@ -315,9 +322,11 @@ int check_points(const SweepArgs& a, const std::vector<std::vector<std::string>>
 // and its index.
 struct SweepDir {
     fs::path dir;
-    bool keep = false;
+    bool out = false;    // --out DIR: the results are kept there
+    bool keep = false;   // the folder stays: it existed before, or the sweep succeeded with --out
     json index;
     std::vector<std::string> files, keys;
+    std::vector<std::vector<std::string>> points;   // each file's --vary values
     ~SweepDir()
     {
         if (!keep && !dir.empty())
@@ -328,8 +337,9 @@ struct SweepDir {
 // Makes the folder and writes every point's scenario; returns the exit status.
 int write_points(const SweepArgs& a, const std::vector<std::vector<std::string>>& points, const json& base, SweepDir& d)
 {
-    d.keep = !a.out_dir.empty();
-    if (d.keep) {
+    d.out = !a.out_dir.empty();
+    if (d.out) {
+        d.keep = fs::exists(a.out_dir);   // a folder the sweep makes is removed if it fails
         d.dir = a.out_dir;
     } else {
         std::string tmpl = (fs::temp_directory_path() / "swapsim_sweep.XXXXXX").string();
@@ -359,6 +369,7 @@ int write_points(const SweepArgs& a, const std::vector<std::vector<std::string>>
             scenario::load_scenario(file, a.lo);
             d.files.push_back(file);
             d.keys.push_back(key);
+            d.points.push_back(points[i]);
             sw["points"].push_back({{"key", key}, {"values", points[i]}});
         }
     } catch (const scenario::InputError& e) {
@@ -384,6 +395,7 @@ int job_list_only(const SweepArgs& a, SweepDir& d)
         std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
         return 2;
     }
+    d.keep = true;
     std::fprintf(stderr, "swapsim sweep: wrote %zu simulations to %s; run them (e.g. `parallel < %s`), then "
                          "`swapsim collect %s`\n",
                  size_t(std::count(std::istreambuf_iterator<char>(std::ifstream(a.job_list).rdbuf()), {}, '\n')),
@@ -398,7 +410,12 @@ int run_points(const SweepArgs& a, SweepDir& d)
     try {
         results = calibrate::run_scenarios(d.files, a.base_args, a.jobs, calibrate::stderr_progress("sweep"), a.runs);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "swapsim sweep: %s\n", e.what());
+        // The failing point by its values (its scenario file is temporary, or one of many).
+        std::string msg = e.what();
+        for (size_t i = 0; i < d.files.size(); i++)
+            for (size_t at; (at = msg.find(d.files[i])) != std::string::npos;)
+                msg.replace(at, d.files[i].size(), a.scenario + " (sweep point " + point_label(a.vary, d.points[i]) + ")");
+        std::fprintf(stderr, "swapsim sweep: %s\n", msg.c_str());
         return calibrate::exit_status(e);
     }
     d.index["results"] = json::object();
@@ -406,11 +423,13 @@ int run_points(const SweepArgs& a, SweepDir& d)
         by_key[d.keys[i]] = results.at(d.files[i]);
         std::string rel = fmt::format("point{}", i);
         d.index["results"][d.keys[i]] = json::array({rel});
-        if (d.keep)
+        if (d.out)
             report::write_result((d.dir / rel).string(), by_key[d.keys[i]]);
     }
-    if (d.keep)
+    if (d.out) {
         write_index(d.dir.string(), d.index);
+        d.keep = true;
+    }
     std::fputs(sweep_table(d.index, by_key, a.format).c_str(), stdout);
     return 0;
 }
@@ -438,10 +457,8 @@ int cmd_sweep(int argc, char** argv)
     SweepDir d;
     if (int st = write_points(a, points, base, d))
         return st;
-    if (!a.job_list.empty()) {
-        d.keep = true;
+    if (!a.job_list.empty())
         return job_list_only(a, d);
-    }
     return run_points(a, d);
 }
 

@@ -1,6 +1,7 @@
 // swapsim: a discrete-event performance model of the Linux anonymous-memory swap path.
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
@@ -123,6 +125,14 @@ int main(int argc, char** argv)
     // A file size limit (ulimit -f) fails the write with EFBIG, which the writers handle
     // (temporary file removed), instead of killing the process with the file half written.
     std::signal(SIGXFSZ, SIG_IGN);
+    // A simulation that compare, sweep or calibrate started (calibrate::spawn_run) ends with its
+    // parent, so a parent killed by a timeout leaves no run behind.
+    if (const char* parent = std::getenv("SWAPSIM_PARENT_PID")) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (std::to_string(::getppid()) != parent)
+            return 1;   // the parent is gone already
+        ::unsetenv("SWAPSIM_PARENT_PID");
+    }
     if (argc < 2) {
         std::fprintf(stderr, "swapsim: a command is required (see swapsim --help)\n");
         return 2;

@@ -1,8 +1,10 @@
 #include "engine/sim.hpp"
 
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "engine/membw.hpp"
@@ -41,11 +43,22 @@ Sim::Sim(int* argc, char** argv, const PlatformSpec& p, bool verbose) : impl_(ne
 {
     if (!verbose)
         xbt_log_control_set("root.thresh:critical");
-    impl_->engine = std::make_unique<sg4::Engine>(argc, argv);
+    // Thread contexts (one thread per actor, stacks ASan knows) in the sanitiser build (cmake
+    // -DSWAPSIM_SANITIZE=ON) or with SWAPSIM_THREAD_CONTEXTS=1: the default ucontext factory
+    // switches stacks in a way ASan misreads. Given on the command line, so the engine starts with it.
 #ifdef SWAPSIM_THREAD_CONTEXTS
-    // The sanitiser build (cmake -DSWAPSIM_SANITIZE=ON): one thread per actor, stacks ASan knows.
-    sg4::Engine::set_config("contexts/factory:thread");
+    const bool threads = true;
+#else
+    const char* env = std::getenv("SWAPSIM_THREAD_CONTEXTS");
+    const bool threads = env && *env && std::string(env) != "0";
 #endif
+    std::string cfg = "--cfg=contexts/factory:thread";
+    std::vector<char*> args(argv, argv + *argc);
+    if (threads)
+        args.insert(args.begin() + (args.empty() ? 0 : 1), cfg.data());
+    int n = int(args.size());
+    args.push_back(nullptr);
+    impl_->engine = std::make_unique<sg4::Engine>(&n, args.data());
     g_hz = p.hz;
     auto* zone = sg4::create_full_zone("machine");
     double speed = p.threads_per_core > 1 ? p.hz * p.smt_yield : p.hz;

@@ -108,8 +108,8 @@ void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_
     if (++writes_done_ == cfg_.nproc) {
         at_writes_done_ = k_.memcg.stat();
         std::vector<uint32_t> mms;
-        for (int j = 0; j < cfg_.nproc; j++)
-            if (written_[size_t(j)])
+        for (int j = 0; j < cfg_.nproc; j++)   // a child OOM-killed after its writes is being reaped
+            if (written_[size_t(j)] && !k_.task(pids_[size_t(j)]).oom_victim)
                 mms.push_back(k_.task(pids_[size_t(j)]).mm);
         census_at_writes_done_ = k_.census(mms);
     }

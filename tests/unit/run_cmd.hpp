@@ -1,4 +1,5 @@
-// Run the built swapsim binary in the source directory and capture its output.
+// Run the built swapsim binary in the source directory and capture its output; the helpers
+// the tests of whole runs share (a temporary folder, a run's result.json).
 #pragma once
 
 #include <fcntl.h>
@@ -15,6 +16,9 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 extern char** environ;
 
@@ -87,6 +91,33 @@ inline Result run_swapsim(const std::vector<std::string>& args)
     r.out = slurp(out.path);
     r.err = slurp(err.path);
     return r;
+}
+
+// A temporary folder, removed with what it holds when it goes out of scope.
+struct TempDir {
+    std::filesystem::path path;
+    TempDir()
+    {
+        std::string t = (std::filesystem::temp_directory_path() / "swapsim_test.XXXXXX").string();
+        if (!::mkdtemp(t.data()))
+            throw std::runtime_error("mkdtemp failed");
+        path = t;
+    }
+    ~TempDir() { std::filesystem::remove_all(path); }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+};
+
+// `swapsim run SCENARIO --out OUT EXTRA...`, which must succeed; its result.json.
+inline nlohmann::json run_json(const std::string& scenario, const std::vector<std::string>& extra,
+                               const std::filesystem::path& out)
+{
+    std::vector<std::string> args = {"run", scenario, "--out", out.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_swapsim(args);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(slurp((out / "result.json").string()));
 }
 
 }  // namespace swapsim_test

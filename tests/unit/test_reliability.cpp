@@ -82,3 +82,29 @@ TEST_CASE("tasks beyond the CPUs time-share them: CPU time fits in elapsed x CPU
     CHECK(elapsed >= cpu / 1 * (1 - 1e-9));
     fs::remove_all(d);
 }
+
+// Found by tools/bad_input_campaign.py: a sweep or compare that fails leaves no folder it made,
+// says which point failed (not its temporary file), and checks its outputs before it runs.
+TEST_CASE("sweep and compare: failures name the point, check outputs first and leave nothing", "[cli][reliability]")
+{
+    fs::path d = fresh_dir("swapsim_sweepfail");
+    auto r = swapsim_test::run_swapsim({"sweep", "tests/data/small.json", "--vary", "seed=1", "--out", d.string(),
+                                        "--job-list", "/dev/full"});
+    CHECK(r.status == 2);
+    CHECK(r.err == "swapsim sweep: /dev/full: cannot write the job list\n");
+    CHECK(!fs::exists(d));
+    r = swapsim_test::run_swapsim({"sweep", "tests/data/small.json", "--vary", "kernel.memcg.high=1", "--set",
+                                   "sim.time_limit=1s", "--out", d.string()});
+    CHECK(r.status == 1);
+    CHECK(r.err.rfind("swapsim sweep: tests/data/small.json (sweep point kernel.memcg.high=1): simulated time passed "
+                      "sim.time_limit (1s)", 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);   // no progress bar off a terminal
+    CHECK(!fs::exists(d));
+    fs::create_directories(d);
+    std::ofstream(d / "file") << "x";
+    r = swapsim_test::run_swapsim({"compare", "zswap-mthp-v7/regression-4k", "--results", (d / "file").string()});
+    CHECK(r.status == 2);
+    CHECK(r.err.rfind("swapsim compare: --results " + (d / "file").string() + ": ", 0) == 0);
+    CHECK(r.err.find("is not a folder") != std::string::npos);
+    fs::remove_all(d);
+}

@@ -17,24 +17,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-    fs::path path;
-    TempDir()
-    {
-        std::string t = (fs::temp_directory_path() / "swapsim_run.XXXXXX").string();
-        path = ::mkdtemp(t.data());
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
+using swapsim_test::TempDir;
 
 json run_json(const std::vector<std::string>& extra, const fs::path& out)
 {
-    std::vector<std::string> args = {"run", "tests/data/medium.json", "--out", out.string()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    auto r = run_swapsim(args);
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    return json::parse(swapsim_test::slurp((out / "result.json").string()));
+    return swapsim_test::run_json("tests/data/medium.json", extra, out);
 }
 
 // Fastest and slowest per-process munmap latency (us) of a result.
