@@ -1,4 +1,5 @@
 // swapsim params: every parameter with its type, default, range, doc and source.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -7,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "scenario/detail.hpp"
+#include "scenario/kernel_versions.hpp"
 
 namespace swapsim::cli {
 namespace {
@@ -61,6 +63,33 @@ const sc::Category* category_of(const Options& o)
     throw UsageError("unknown category '" + *name + "'; expected one of: " + known);
 }
 
+// kernel.version: what each preset sets, and each change with its source.
+nlohmann::json presets_json()
+{
+    nlohmann::json presets = nlohmann::json::object(), changes = nlohmann::json::array();
+    for (const auto& v : sc::kernel_versions())
+        for (const auto& [key, value] : sc::kernel_preset(v.name))
+            presets[v.name][key] = value;
+    for (const auto& c : sc::kernel_changes())
+        changes.push_back({{"key", c.key}, {"before", c.before}, {"after", c.after}, {"since", c.since},
+                           {"source", c.source}});
+    return {{"sets", presets}, {"changes", changes}};
+}
+
+std::string presets_text()
+{
+    std::string text = "\n# kernel.version presets: the defaults they set (a key the scenario sets wins)\n";
+    for (const auto& v : sc::kernel_versions()) {
+        text += fmt::format("{:<24}", v.name);
+        for (const auto& [key, value] : sc::kernel_preset(v.name))
+            text += fmt::format(" {}={}", key, value.is_string() ? value.get<std::string>() : value.dump());
+        text += *v.note ? fmt::format("\n{:<24} ({})\n", "", v.note) : "\n";
+    }
+    for (const auto& c : sc::kernel_changes())
+        text += fmt::format("  {} since {}: {}\n", c.key, c.since, c.source);
+    return text;
+}
+
 std::string params_json(const std::vector<const sc::ParamDef*>& defs, const sc::Config& defaults)
 {
     nlohmann::json out = nlohmann::json::array();
@@ -85,6 +114,8 @@ std::string params_json(const std::vector<const sc::ParamDef*>& defs, const sc::
         };
         if (d->kind == sc::Kind::Enum)
             j["options"] = d->options;
+        if (d->name == "kernel.version")
+            j["presets"] = presets_json();
         out.push_back(std::move(j));
     }
     return out.dump(2) + "\n";
@@ -116,6 +147,8 @@ std::string params_text(const std::vector<const sc::ParamDef*>& defs, const sc::
                               default_of(*d, registry_defaults), d->source);
         text += fmt::format("    {}{}; source: {}\n", d->doc, d->required ? " (required)" : "", src);
     }
+    if (std::any_of(defs.begin(), defs.end(), [](const auto* d) { return d->name == "kernel.version"; }))
+        text += presets_text();
     if (any_fitted)
         text += "\n* fitted: a model cost `swapsim calibrate` may tune; scenarios that reproduce a table should not set it\n";
     return text;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "mm/types.hpp"
+#include "scenario/kernel_versions.hpp"
 
 namespace swapsim::scenario {
 namespace {
@@ -49,6 +50,7 @@ void add_kernel_params(Table& t)
     t.integer(Category::Kernel, "kernel.hz", "Hz", 1000, 100, 1000, "CONFIG_HZ: jiffy length for memory.high throttling", "x86_64_defconfig: CONFIG_HZ_1000").to(section::kernel, &kernel::KConfig::hz_jiffies);
     t.integer(Category::Kernel, "kernel.page_cluster", "", 3, 0, 5, "vm.page-cluster: swap readahead window is up to 2^page_cluster pages", "kernel default 3").to(section::kernel, &kernel::KConfig::page_cluster);
     t.flag(Category::Kernel, "kernel.vma_ra_enabled", true, "/sys/kernel/mm/swap/vma_ra_enabled: VMA-based swap readahead", "kernel default true").to(section::kernel, &kernel::KConfig::vma_ra);
+    t.choice(Category::Kernel, "kernel.version", "none", kernel_version_names(), "preset: the defaults of the keys that changed between these kernels (swapsim params lists them); keys the scenario sets win; none: the registry defaults", "scenario/kernel_versions.cpp: each change with its series and release").no_field("scenario/kernel_versions.cpp: sets the defaults of other keys at load");
     t.choice(Category::Kernel, "kernel.swap_cache", "xarray", {"xarray", "swap_table"}, "swap cache: XArray per 64 MiB (<= v6.17) or per-cluster swap table (v6.18)", "seed 000 kernel: mm-unstable 2024-09 (XArray)").to(section::kernel, &kernel::KConfig::swap_cache);
     t.choice(Category::Kernel, "kernel.swap_alloc", "si_lock", {"si_lock", "cluster_lock"}, "slot allocator locking: device-wide si->lock (v6.12) or per-cluster locks (v6.14+)", "seed 000 kernel: v6.12-era allocator").to(section::kernel, &kernel::KConfig::swap_alloc);
     t.flag(Category::Kernel, "kernel.swap_slot_cache", true, "per-CPU swap slot cache for order-0 slots (removed in v6.15)", "seed 000 kernel: v6.12").to(section::kernel, &kernel::KConfig::slot_cache);

@@ -279,8 +279,13 @@ const std::string& Config::origin(std::string_view name) const
 nlohmann::json Config::effective() const
 {
     json out = json::object();
-    for (const auto& d : reg_->all())
+    for (const auto& d : reg_->all()) {
+        if (d.name == "kernel.version" && values_.find(d.name)->second == "none")
+            continue;   // no preset: the result reads as before presets existed
         out[json::json_pointer(pointer_of(d.name))] = exported(d, values_.find(d.name)->second);
+        if (origins_.find(d.name)->second == "kernel.version")
+            out["kernel"]["version_implies"][d.name] = exported(d, values_.find(d.name)->second);
+    }
     return out;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "scenario/detail.hpp"
+#include "scenario/kernel_versions.hpp"
 
 namespace swapsim::scenario {
 namespace {
@@ -234,6 +235,8 @@ void apply_set(Config& cfg, const std::string& arg)
     } catch (const InputError&) {
         v = text;                               // 40G, zstd
     }
+    if (const ParamDef* d = cfg.reg().find(key); d && d->kind == Kind::Enum && v.is_number())
+        v = text;                               // kernel.version=6.18
     a.apply(key, v, path_key("$", key));
 }
 
@@ -259,6 +262,7 @@ Config load_defaults(const LoadOptions& opt, const Registry& reg)
     Config cfg(reg);
     apply_builtin(cfg, opt);
     apply_overrides(cfg, opt);
+    apply_kernel_version(cfg);
     return cfg;
 }
 
@@ -269,6 +273,7 @@ Config load_scenario_text(const std::string& text, const std::string& file, cons
     apply_builtin(cfg, opt);
     apply_scenario(cfg, detail::parse_json(text, file), file);
     apply_overrides(cfg, opt);
+    apply_kernel_version(cfg);
     for (const auto& d : reg.all()) {
         if (d.required && cfg.origin(d.name) == "default")
             throw InputError(file, detail::path_of(d.name), "missing required key");
