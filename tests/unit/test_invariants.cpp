@@ -138,7 +138,6 @@ TEST_CASE("budget: runaway scenarios stop at sim.wall_limit or sim.rss_limit wit
     fs::remove_all(out);
     const std::vector<std::vector<std::string>> runaway = {
         {"kernel.zswap.max_pool_percent=0", "kernel.zswap.writeback=false"},
-        {"kernel.memcg.swap_max=4K"},
         {"workload.usemem.repeat=1000"},
     };
     for (const auto& sets : runaway) {
@@ -161,6 +160,15 @@ TEST_CASE("budget: runaway scenarios stop at sim.wall_limit or sim.rss_limit wit
     auto r = swapsim_test::run_swapsim({"run", "tests/data/swapin.json", "--set", "sim.rss_limit=64M"});
     CHECK(r.status == 1);
     CHECK(r.err.find("$.sim.rss_limit: the run used more than 64M of memory") != std::string::npos);
+    // A 4K memory.swap.max was a runaway until reclaim stopped scanning anon without swap room
+    // (get_scan_count): it now ends inside the budget, every swap-out refused and counted.
+    r = swapsim_test::run_swapsim({"run", "tests/data/swapin.json", "--set", "sim.wall_limit=20s", "--set",
+                                   "kernel.memcg.swap_max=4K", "--out", out.string()});
+    CHECK(r.status == 0);
+    json m = json::parse(swapsim_test::slurp((out / "result.json").string()))["metrics"];
+    CHECK(m["memcg_swap_fail"].get<double>() > 1000);
+    CHECK(m["memcg_high"].get<double>() > 1000);
+    fs::remove_all(out);
 }
 
 TEST_CASE("validate makes the checks run makes: swap size, mapping size, tasks the machine can run", "[invariants]")

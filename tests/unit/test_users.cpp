@@ -331,7 +331,8 @@ TEST_CASE("cli: calibrate --cross-validate refuses bad arguments before fitting,
          "unknown parameter; did you mean \"cost.zswap.store_page\"?"},
         {{"calibrate", "--cross-validate", "--out", out, "--free", "kernel.memcg.high"}, "not a fitted model cost"},
         {{"calibrate", "--cross-validate", "--out", out, "--weights", "sys_s=-1"}, "expected a weight >= 0 for sys_s"},
-        {{"calibrate", "--cross-validate", "--out", out, "--tables", "no/such-table"}, "no target reproduces"},
+        {{"calibrate", "--cross-validate", "--out", out, "--tables", "no/such-table"}, "no/such-table: no target of"},
+        {{"calibrate", "--cross-validate", "--out", out, "--tables", "zswap-mthp-v7/case1-64k"}, "two families or more"},
         {{"calibrate", "--cross-validate", "--out", out, "--bogus"}, "unknown option '--bogus'"},
     };
     for (const auto& c : cases) {
