@@ -282,7 +282,8 @@ TEST_CASE("effective() and flat() hold every registry key", "[config]")
         std::string ptr = "/" + d.name;
         std::replace(ptr.begin(), ptr.end(), '.', '/');
         INFO(d.name);
-        CHECK(eff.contains(json::json_pointer(ptr)));
+        // kernel.version "none" is left out, so that results read as before presets existed.
+        CHECK(eff.contains(json::json_pointer(ptr)) == (d.name != "kernel.version"));
         CHECK(flat.contains(d.name));
     }
     CHECK(flat.size() == registry().all().size());
