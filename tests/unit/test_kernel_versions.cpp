@@ -101,7 +101,7 @@ TEST_CASE("kernel.version: an unknown version is one line naming the known ones"
     CHECK(err.find('\n') == std::string::npos);
 }
 
-TEST_CASE("kernel.version: effective config records the version and what it implied; none leaves it as before",
+TEST_CASE("kernel.version: effective config records the version and what it implied, and none leaves it as before",
           "[kernel_version]")
 {
     auto e = with_sets({"kernel.version=6.18", "kernel.swap_alloc=si_lock"}).effective();
