@@ -199,7 +199,7 @@ def write_targets():
                 targets.append({"table": t["id"], "column": col, "scenario": path,
                                 "metrics": [r["metric"] for r in t["rows"]]})
     # Seed 001 kernel-build matrix (tools/make_seed001_kbuild_scenarios.py): one column per row
-    # and kernel, "<row>/<before|after>" (calibrate/tables.cpp expands the rows' conditions).
+    # and kernel, "<row>/<before|after>" (compare/tables.cpp expands the rows' conditions).
     # The tight rows map the build's memory in units of sim.page_unit pages (docs/workloads.md).
     kbuild = "swap-table-p1-v4/kbuild-matrix-zram-zswap"
     rows = sorted(os.listdir(os.path.join("scenarios", kbuild)), key=lambda r: (int(r.split("-")[0][1:]), r))

@@ -9,12 +9,16 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/pool.hpp"
+#include "report/result.hpp"
 #include "scenario/registry.hpp"
 
 namespace swapsim::calibrate {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+using namespace compare;   // tables, targets, cells and errors (compare/tables.hpp)
+using report::md_head;
 
 std::string family_of(const std::string& table_id)
 {

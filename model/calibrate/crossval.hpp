@@ -19,13 +19,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "calibrate/tables.hpp"
+#include "compare/tables.hpp"
 
 namespace swapsim::calibrate {
 
 // A table family: one setup measured at several folio sizes (case1-64k and case1-2m).
 std::string family_of(const std::string& table_id);
-std::vector<std::string> families(const std::vector<Target>& targets);
+std::vector<std::string> families(const std::vector<compare::Target>& targets);
 
 // One free cost: its start, and its bounds in log space (physical range, trust region).
 struct FreeCost {
@@ -51,8 +51,8 @@ std::vector<double> fit_linear(const std::vector<LinearCell>& cells, const std::
 bool write_scaled_scenario(const std::string& path, double scale, const std::string& out);
 
 struct CrossValOptions {
-    std::vector<Target> targets;
-    std::map<std::string, Table> tables;
+    std::vector<compare::Target> targets;
+    std::map<std::string, compare::Table> tables;
     std::vector<FreeCost> free;
     std::map<std::string, double> weights;
     int jobs = 2;
@@ -61,7 +61,7 @@ struct CrossValOptions {
     std::string work_dir;     // scaled scenarios and parameter files
     // Levels at the start from an earlier full-size run of the committed set (compare's
     // results/cells.json, mean of its seeds) instead of running them again.
-    std::vector<Cell> levels;
+    std::vector<compare::Cell> levels;
 };
 
 // Runs the folds (one per family, plus the fit on every family) and returns the report:

@@ -10,10 +10,13 @@
 #include <fmt/format.h>
 #include <nlopt.hpp>
 
+#include "calibrate/pool.hpp"
+
 namespace swapsim::calibrate {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+using namespace compare;   // tables, targets, cells and errors (compare/tables.hpp)
 
 double objective(const std::vector<Cell>& cells, const std::map<std::string, double>& weights)
 {
@@ -125,6 +128,15 @@ std::vector<Cell> Evaluator::cells(const std::vector<Target>& targets, const std
                                    const std::string& what)
 {
     return make_cells(targets, tables_, run(targets, logx, what));
+}
+
+std::vector<double> bobyqa_steps(const std::vector<double>& x0, const std::vector<double>& lb,
+                                 const std::vector<double>& ub)
+{
+    std::vector<double> step;
+    for (size_t i = 0; i < x0.size(); i++)
+        step.push_back(std::min({0.5, (ub[i] - lb[i]) / 4, std::max(0.05, std::min(x0[i] - lb[i], ub[i] - x0[i]))}));
+    return step;
 }
 
 namespace {

@@ -17,10 +17,10 @@
 #include <fmt/format.h>
 
 #include "calibrate/fit.hpp"
-#include "calibrate/tables.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/fit_args.hpp"
+#include "compare/tables.hpp"
 #include "report/result.hpp"
 #include "scenario/registry.hpp"
 
@@ -113,9 +113,9 @@ Args parse_args(int argc, char** argv)
     return a;
 }
 
-std::vector<calibrate::Target> targets_of(const std::vector<calibrate::Target>& all, const std::vector<std::string>& ids)
+std::vector<compare::Target> targets_of(const std::vector<compare::Target>& all, const std::vector<std::string>& ids)
 {
-    std::vector<calibrate::Target> out;
+    std::vector<compare::Target> out;
     for (const auto& id : ids) {
         size_t before = out.size();
         for (const auto& t : all)
@@ -131,8 +131,8 @@ std::vector<calibrate::Target> targets_of(const std::vector<calibrate::Target>& 
 struct Inputs {
     std::vector<const scenario::ParamDef*> free;
     std::map<std::string, double> weights;
-    std::map<std::string, calibrate::Table> tables;
-    std::vector<calibrate::Target> train, validate;
+    std::map<std::string, compare::Table> tables;
+    std::vector<compare::Target> train, validate;
     scenario::Config start;                   // --start values (or the registry defaults)
     json base_values = json::object();        // --start FILE's values
 };
@@ -142,8 +142,8 @@ Inputs read_inputs(Args& a)
     Inputs in;
     in.free = free_params(a.free_names);
     in.weights = parse_weights(a.weights_arg);
-    auto all = calibrate::load_targets(a.targets_path);
-    in.tables = calibrate::load_tables(a.published);
+    auto all = compare::load_targets(a.targets_path);
+    in.tables = compare::load_tables(a.published);
     in.train = targets_of(all, a.train_ids);
     in.validate = targets_of(all, a.validate_ids);
     return in;

@@ -9,10 +9,11 @@
 
 #include <fmt/format.h>
 
-#include "calibrate/tables.hpp"
+#include "calibrate/pool.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
+#include "compare/markdown.hpp"
 #include "report/result.hpp"
 #include "scenario/registry.hpp"
 
@@ -51,11 +52,11 @@ void usage(FILE* f)
 
 // The targets file and the published tables; false (message printed) when either is bad.
 bool load_inputs(const std::string& targets_path, const std::string& published,
-                 std::vector<calibrate::Target>& targets, std::map<std::string, calibrate::Table>& tables)
+                 std::vector<compare::Target>& targets, std::map<std::string, compare::Table>& tables)
 {
     try {
-        targets = calibrate::load_targets(targets_path);
-        tables = calibrate::load_tables(published);
+        targets = compare::load_targets(targets_path);
+        tables = compare::load_tables(published);
         return true;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim compare: %s\n", e.what());
@@ -118,8 +119,8 @@ CompareArgs parse_args(int argc, char** argv)
 
 // The tables asked for (with --all, every table of the targets that is published); throws for
 // a table no target reproduces or that is not published, before anything runs.
-std::set<std::string> select_tables(const CompareArgs& a, const std::vector<calibrate::Target>& targets,
-                                    const std::map<std::string, calibrate::Table>& tables)
+std::set<std::string> select_tables(const CompareArgs& a, const std::vector<compare::Target>& targets,
+                                    const std::map<std::string, compare::Table>& tables)
 {
     std::set<std::string> selected;
     for (const auto& t : targets)
@@ -159,14 +160,14 @@ void print_summary(const json& summary, int matches, int total)
 
 // results/summary.{json,md}: seed 000's cells (its tables share metrics and layout); other
 // seeds' tables are in their own results/<table>.md.
-void write_seed000_summary(const std::string& results_dir, const std::vector<calibrate::Cell>& cells,
+void write_seed000_summary(const std::string& results_dir, const std::vector<compare::Cell>& cells,
                            const json& summary, int matches, int total, int runs)
 {
-    std::vector<calibrate::Cell> seed000;
+    std::vector<compare::Cell> seed000;
     for (const auto& c : cells)
         if (c.table.rfind("zswap-mthp-v7/", 0) == 0)
             seed000.push_back(c);
-    json s000 = calibrate::summarize(seed000);
+    json s000 = compare::summarize(seed000);
     for (const char* key : {"git_commit", "published", "parameters", "runs"})
         s000[key] = summary[key];
     s000["change_signs"] = {{"matching", matches}, {"total", total}};   // seed 000's own
@@ -177,7 +178,7 @@ void write_seed000_summary(const std::string& results_dir, const std::vector<cal
         << fmt::format("Parameters: {}; commit {}; each column the mean of {} run(s) (seeds 1..{}); change signs "
                        "matching: {} of {}.\n\n",
                        s000["parameters"].dump(), s000["git_commit"].get<std::string>(), runs, runs, matches, total)
-        << calibrate::render_summary(s000, seed000);
+        << compare::render_summary(s000, seed000);
 }
 
 }  // namespace
@@ -187,8 +188,8 @@ int cmd_compare(int argc, char** argv)
     CompareArgs a;
     if (int st = parse_command("compare", argc, argv, a, parse_args, usage); st >= 0)
         return st;
-    std::vector<calibrate::Target> targets;
-    std::map<std::string, calibrate::Table> tables;
+    std::vector<compare::Target> targets;
+    std::map<std::string, compare::Table> tables;
     std::set<std::string> selected;
     try {
         if (!load_inputs(a.targets_path, a.published, targets, tables))
@@ -240,15 +241,15 @@ int compare_report(const json& index, const std::map<std::string, json>& results
     bool all = c.at("all"), as_json = c.at("json"), write = c.at("write");
     int runs = index.at("runs");
     std::vector<std::string> run_args = c.at("run_args").get<std::vector<std::string>>();
-    std::vector<calibrate::Target> targets, use;
-    std::map<std::string, calibrate::Table> tables;
+    std::vector<compare::Target> targets, use;
+    std::map<std::string, compare::Table> tables;
     if (!load_inputs(targets_path, published, targets, tables))
         return 2;
     for (const auto& t : targets)
         if (selected.count(t.table))
             use.push_back(t);
-    std::vector<calibrate::Cell> cells = calibrate::make_cells(use, tables, results);
-    json arr = calibrate::cells_json(cells);
+    std::vector<compare::Cell> cells = compare::make_cells(use, tables, results);
+    json arr = compare::cells_json(cells);
     if (as_json)
         std::printf("%s\n", arr.dump(2).c_str());
     if (write && all) {   // every cell, for tools/plot_results.py
@@ -256,14 +257,14 @@ int compare_report(const json& index, const std::map<std::string, json>& results
         std::ofstream(fs::path(results_dir) / "cells.json") << arr.dump(1) << "\n";
     }
     int matches = 0, total = 0, matches000 = 0, total000 = 0;   // all tables; seed 000's
-    json summary = calibrate::summarize(cells);
+    json summary = compare::summarize(cells);
     for (const std::string& id : selected) {
         auto it = tables.find(id);
         if (it == tables.end())
             continue;
         const bool s000 = id.rfind("zswap-mthp-v7/", 0) == 0;
-        std::string md = calibrate::render_table(it->second, use, results, s000 ? &matches000 : &matches,
-                                                 s000 ? &total000 : &total);
+        std::string md = compare::render_table(it->second, use, results, s000 ? &matches000 : &matches,
+                                               s000 ? &total000 : &total);
         if (!as_json)
             std::fputs(md.c_str(), stdout);
         if (write) {

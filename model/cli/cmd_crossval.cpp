@@ -12,9 +12,11 @@
 #include <fmt/format.h>
 
 #include "calibrate/crossval.hpp"
+#include "calibrate/pool.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/fit_args.hpp"
+#include "compare/tables.hpp"
 #include "report/result.hpp"
 #include "scenario/registry.hpp"
 
@@ -43,7 +45,7 @@ XvalArgs parse_args(int argc, char** argv)
     list_args(argc, argv, lists, strings, "with --cross-validate (see swapsim calibrate --help)",
               [&](const std::string& o, auto need) {
                   if (o == "--levels")
-                      a.opt.levels = calibrate::load_cells(need());
+                      a.opt.levels = compare::load_cells(need());
                   else if (o == "--scale")
                       a.opt.scale = int_arg(o, need(), 1, 1024);
                   else if (o == "-j")
@@ -70,8 +72,8 @@ void resolve(XvalArgs& a)
         a.opt.free.push_back({d->name, start.num(d->name), std::log(d->min), std::log(d->max)});
     }
     a.opt.weights = parse_weights(a.weights_arg);
-    a.opt.tables = calibrate::load_tables(a.published);
-    const auto all = calibrate::load_targets(a.targets_path);
+    a.opt.tables = compare::load_tables(a.published);
+    const auto all = compare::load_targets(a.targets_path);
     for (const auto& id : a.table_ids)
         if (!a.opt.tables.count(id) || std::none_of(all.begin(), all.end(), [&](const auto& t) { return t.table == id; }))
             throw std::invalid_argument("--tables " + scenario::clip(id, 100) + ": no target of " + a.targets_path +

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "calibrate/tables.hpp"
+#include "calibrate/pool.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "report/result.hpp"
@@ -142,9 +142,7 @@ struct BaselineRun {
         if (!::mkdtemp(tmpl.data()))
             throw std::runtime_error("cannot create a temporary directory");
         tmp = tmpl;
-        std::vector<std::string> args = {"run", scenario, "--out", tmp + "/b"};
-        args.insert(args.end(), base_args.begin(), base_args.end());
-        child = calibrate::spawn_run(args, tmp + "/b.err");
+        child = calibrate::spawn_run(calibrate::run_command(scenario, tmp + "/b", base_args, 1, 0), tmp + "/b.err");
     }
     // Its result; on failure prints why and returns the exit status (0: `out` holds the result).
     int wait(const std::string& scenario, nlohmann::json& out)

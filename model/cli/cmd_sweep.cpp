@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "calibrate/tables.hpp"
+#include "calibrate/pool.hpp"
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "calibrate/tables.hpp"
+#include "calibrate/pool.hpp"
 #include "scenario/registry.hpp"
 
 namespace swapsim::cli {
@@ -42,32 +42,26 @@ json write_job_list(const std::string& file, const std::string& dir, const std::
     std::ofstream out(file);
     if (!out)
         throw scenario::InputError(file, "", "cannot write the job list");
-    std::map<std::string, std::string> first_of;   // content -> result dir of its first scenario
-    json results = json::object();
+    // One line per distinct content and seed (as run_scenarios runs them), in the runs/<n> folder
+    // of its content; every scenario of that content reads those results.
+    const calibrate::Simulations sims = calibrate::distinct_simulations(scenarios);
     std::string exe = quote(self_exe());
-    int n = 0;
-    for (const std::string& s : scenarios) {
-        if (results.contains(s))
-            continue;
-        std::string key = calibrate::content_key(s);
-        auto it = first_of.find(key);
-        std::string base = it != first_of.end() ? it->second : "runs/" + std::to_string(n++);
-        json dirs = json::array();
+    std::vector<json> dirs(sims.files.size(), json::array());
+    for (size_t g = 0; g < sims.files.size(); g++) {
+        std::string base = "runs/" + std::to_string(g);
         for (int r = 1; r <= runs; r++) {
             std::string rel = runs > 1 ? base + "/seed" + std::to_string(r) : base;
-            dirs.push_back(rel);
-            if (it != first_of.end())
-                continue;   // the same simulation as an earlier scenario
-            std::string line = exe + " run " + quote(fs::absolute(s).string()) + " --out " + quote((root / rel).string());
-            for (const auto& a : run_args)
+            dirs[g].push_back(rel);
+            std::string line = exe;
+            for (const auto& a : calibrate::run_command(fs::absolute(sims.files[g]).string(), (root / rel).string(),
+                                                        run_args, runs, r))
                 line += " " + quote(a);
-            if (runs > 1)
-                line += " --set seed=" + std::to_string(r);
             out << line << "\n";
         }
-        first_of.emplace(key, base);
-        results[s] = dirs;
     }
+    json results = json::object();
+    for (const auto& [s, g] : sims.group_of)
+        results[s] = dirs[g];
     if (!out.flush())
         throw scenario::InputError(file, "", "cannot write the job list");
     return results;

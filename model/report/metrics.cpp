@@ -380,4 +380,18 @@ std::vector<Row> rows_for(const json& result)
     return rows;
 }
 
+std::optional<double> model_value(const json& result, const std::string& metric)
+{
+    const json& m = result.at("metrics");
+    if (m.contains(metric))
+        return m[metric].get<double>();
+    // A per-size mTHP stat of a size that is not enabled: the kernel's counter reads 0.
+    for (unsigned st = 0; st < mm::NR_MTHP_STATS; st++) {
+        std::string p = std::string(mm::mthp_stat_name(mm::MthpStat(st))) + "_";
+        if (metric.rfind(p, 0) == 0 && metric.size() > 2 && metric.compare(metric.size() - 2, 2, "kB") == 0)
+            return 0.0;
+    }
+    return std::nullopt;
+}
+
 }  // namespace swapsim::report

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,10 @@ bool has_label(const Metric& m, const std::string& metric, const std::string& la
 // result.json "metrics" of a run: every entry of its workload; the per-size stats of each
 // enabled mTHP size and of any size that counted something.
 nlohmann::json metric_values(const RunView& v);
+
+// The value of `metric` in a result.json (its "metrics"); a per-size mTHP stat of a size that
+// is not enabled reads 0, as the kernel's counter; no value for a metric the result lacks.
+std::optional<double> model_value(const nlohmann::json& result, const std::string& metric);
 
 // How to print `metric`; a published-only metric (no model counter) by its suffix (_s, _pct).
 Fmt fmt_of(const std::string& metric);

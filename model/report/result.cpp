@@ -508,4 +508,14 @@ std::string format_profile(const json& result)
     return out;
 }
 
+std::string md_head(const std::vector<std::string>& cols)
+{
+    std::string head = "|", rule = "|";
+    for (const auto& c : cols) {
+        head += (c.empty() ? "" : " " + c) + " |";
+        rule += "---|";
+    }
+    return head + "\n" + rule + "\n";
+}
+
 }  // namespace swapsim::report

@@ -26,6 +26,8 @@ void add_common(nlohmann::json& r, const scenario::Config& cfg, const std::strin
                 const kernel::Kernel& k, double elapsed, double wall_s);
 
 std::string format_number(double v, Fmt f);
+// A markdown table's header row and rule: "| a | b |\n|---|---|\n".
+std::string md_head(const std::vector<std::string>& cols);
 // Rows are metrics, the column is this scenario (the seeds' layout).
 std::string format_table(const nlohmann::json& result);
 // Several columns (--set values under each name); with `change`, cols = {baseline, new} and a

@@ -6,13 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "calibrate/tables.hpp"
 #include "report/result.hpp"
 
 namespace swapsim::report {
 
 using nlohmann::json;
-using calibrate::md_head;
 
 namespace {
 
@@ -32,7 +30,7 @@ std::string csv_field(const std::string& s)
 std::optional<double> lookup(const json& r, const std::string& path)
 {
     if (path.find('.') == std::string::npos)
-        return calibrate::model_value(r, path);
+        return model_value(r, path);
     const json* j = &r;
     for (size_t at = 0; at <= path.size();) {
         size_t dot = std::min(path.find('.', at), path.size());

@@ -6,10 +6,14 @@
 #include <cmath>
 #include <string>
 
-#include "calibrate/tables.hpp"
+#include "calibrate/fit.hpp"
+#include "calibrate/pool.hpp"
+#include "compare/markdown.hpp"
 #include "workload/usemem.hpp"
 
-using namespace swapsim::calibrate;
+using namespace swapsim::compare;
+using swapsim::calibrate::bobyqa_steps;
+using swapsim::calibrate::merge_runs;
 using nlohmann::json;
 
 namespace {

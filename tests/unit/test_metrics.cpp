@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "calibrate/tables.hpp"
+#include "compare/tables.hpp"
 #include "report/metrics.hpp"
 
 using nlohmann::json;
@@ -62,7 +62,7 @@ TEST_CASE("metric table: every published row's label is a seed label of its metr
         }
     CHECK(checked > 100);
     // Every metric calibration/targets.json compares is in the table (load_targets checks).
-    auto targets = swapsim::calibrate::load_targets("calibration/targets.json");
+    auto targets = swapsim::compare::load_targets("calibration/targets.json");
     for (const auto& t : targets)
         for (const auto& m : t.metrics)
             CHECK(published_only.count(m) == 0);
@@ -74,7 +74,7 @@ TEST_CASE("targets naming an unknown metric are refused with its JSON path", "[m
     fs::path p = fs::temp_directory_path() / ("swapsim-targets-" + std::to_string(::getpid()) + ".json");
     std::ofstream(p) << R"({"targets": [{"table": "t", "column": "c", "scenario": "s.json", "metrics": ["sys_s", "zswpot"]}]})";
     try {
-        swapsim::calibrate::load_targets(p.string());
+        swapsim::compare::load_targets(p.string());
         FAIL("no error");
     } catch (const std::runtime_error& e) {
         CHECK(std::string(e.what()) == p.string() + ": /targets/0/metrics/1: unknown metric 'zswpot' (see `swapsim metrics`)");

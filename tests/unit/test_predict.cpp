@@ -59,7 +59,7 @@ TEST_CASE("cross-validation: table families group one setup's folio sizes", "[pr
     CHECK(calibrate::family_of("zswap-mthp-v7/regression-4k") == "zswap-mthp-v7/regression");
     CHECK(calibrate::family_of("zsmalloc-multipages-v2/zstd-16k-mthp-100MiB-x100") ==
           "zsmalloc-multipages-v2/zstd-16k-mthp-100MiB-x100");
-    auto targets = calibrate::load_targets("calibration/targets.json");
+    auto targets = compare::load_targets("calibration/targets.json");
     auto fam = calibrate::families(targets);
     CHECK(std::find(fam.begin(), fam.end(), "zswap-mthp-v7/iaa-batching") != fam.end());
     CHECK(fam.size() >= 5);
