@@ -36,7 +36,8 @@ namespace swapsim::cli {
 
 using report::sweep_table;   // report/sweep_table.hpp
 using report::TableFormat;
-// A compare's tables and summary from its index and results (compare and collect).
+// A compare's tables and summary from its index and results (compare and collect): loads the
+// targets and published tables the index names (exit 2 on a bad one) and prints compare::report.
 int compare_report(const nlohmann::json& index, const std::map<std::string, nlohmann::json>& results);
 
 }  // namespace swapsim::cli
