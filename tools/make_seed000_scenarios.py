@@ -175,7 +175,7 @@ def columns(comp):
 
 def write_targets():
     """calibration/targets.json: every seed-000 column that has a scenario, seed 003's, seed 001's usemem
-    tables' and its kbuild rows, with the metrics its table prints."""
+    tables', its kbuild rows and its Redis tables, with the metrics its table prints."""
     tables = json.load(open(os.path.join("calibration", "published", "seed-tables.json")))["tables"]
     targets = []
     for t in tables:
@@ -232,6 +232,15 @@ def write_targets():
         if os.path.exists(path):
             targets.append({"table": "swap-table-p1-v4/hdd-usemem", "column": col, "scenario": path,
                             "metrics": ["sum_throughput_mbps"]})
+    # ... and its Redis tables (tools/make_seed001_redis_scenarios.py): one column per BGSAVE mode
+    # and kernel, "<no-bgsave|bgsave>/<before|after>" (the rows' conditions, as the matrix's).
+    for table in ("redis-get-n2000000", "redis-get-n2500000"):
+        for mode in ("no-bgsave", "bgsave"):
+            for col in ("before", "after"):
+                path = os.path.join("scenarios", "swap-table-p1-v4", table, mode + "-" + col + ".json")
+                if os.path.exists(path):
+                    targets.append({"table": "swap-table-p1-v4/" + table, "column": mode + "/" + col,
+                                    "scenario": path, "metrics": ["rps"]})
     with open(os.path.join("calibration", "targets.json"), "w") as f:
         json.dump({"comment": "Written by tools/make_seed000_scenarios.py: the scenario that reproduces each "
                               "published column, and the metrics to compare.", "targets": targets}, f, indent=2)

@@ -121,8 +121,11 @@ namespace {
 
 // The condition tag of a published row of a matrix table (seed 001's kbuild matrix: one row per
 // -j and memcg limit): "j<jobs>-<limit>-<backend>[-64k]", as the scenario folders are named.
+// A Redis table's row (seed 001: without and with BGSAVE): "no-bgsave" or "bgsave".
 std::string condition_tag(const json& c)
 {
+    if (c.is_object() && c.size() == 1 && c.contains("bgsave") && c["bgsave"].is_boolean())
+        return c["bgsave"].get<bool>() ? "bgsave" : "no-bgsave";
     if (!c.is_object() || !c.contains("make_jobs") || !c.contains("memcg_limit"))
         return "";
     std::string tag = "j" + std::to_string(c["make_jobs"].get<int>()) + "-" + c["memcg_limit"].get<std::string>();
@@ -163,6 +166,11 @@ bool expand_conditions(const json& t, Table& x)
             x.labels.push_back(r.value("published_label", metric));
             x.values.emplace_back(x.columns.size());
             row = int(x.metrics.size() - 1);
+        } else if (r.value("published_label", metric) != x.labels[size_t(row)]) {
+            // The rows' labels name their conditions ("no BGSAVE", "with BGSAVE"), which the
+            // columns now carry: the row is the metric's.
+            const report::Metric* known = report::find_metric(metric);
+            x.labels[size_t(row)] = known && !known->labels.empty() ? known->labels.front() : metric;
         }
         std::string tag = condition_tag(r.at("conditions"));
         size_t base = size_t(std::find(tags.begin(), tags.end(), tag) - tags.begin()) * cols.size();
@@ -170,6 +178,17 @@ bool expand_conditions(const json& t, Table& x)
         for (size_t c = 0; c < cols.size() && c < v.size(); c++)
             if (v[c].is_number())
                 x.values[size_t(row)][base + c] = v[c].get<double>();
+        // A change printed after a value ("(+7.19%)" after the After column), within its condition.
+        for (const json& ch : r.value("published_change", json::array())) {
+            if (!ch.contains("value") || !ch["value"].is_number() || !ch.contains("compares"))
+                continue;
+            std::string nw = tag + "/" + ch["compares"].at("new").get<std::string>();
+            std::string bs = tag + "/" + ch["compares"].at("baseline").get<std::string>();
+            std::string key = nw + "_vs_" + bs;
+            if (std::none_of(x.changes.begin(), x.changes.end(), [&](const ChangeColumn& c) { return c.key == key; }))
+                x.changes.push_back({key, tag + " Change", nw, bs});
+            x.published_change[{metric, key}] = ch["value"].get<double>();
+        }
     }
     return true;
 }

@@ -307,12 +307,23 @@ void Kernel::swapin_readahead_window(Ctx& c, Vma& v, uint32_t idx, uint32_t* sta
 
 // Read one order-0 folio for swap slot `off` into the swap cache (__read_swap_cache_async +
 // swap_read_folio). Returns the folio and the time its data is there.
-folio_t Kernel::read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, swp_offset_t off, double* ready)
+folio_t Kernel::read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, swp_offset_t off, double* ready, bool* raced)
 {
     if (!charge_folio(c, 1))
         throw std::runtime_error("memcg OOM during swap-in");
     int nid = node_of_cpu(c.task.cpu);
     folio_t f = alloc_folio(c, 0, nid, true, v.id, idx);
+    // The charge and the allocation may reclaim and yield. If another mapper of a shared entry
+    // (fork) read it into the swap cache meanwhile, swapcache_prepare fails with -EEXIST: the
+    // new folio is put and the cached one used. An entry with one reference cannot race here
+    // (its only PTE is this task's), so nothing changes without fork.
+    if (folio_t other = swap->cache_folio(off); other != NO_FOLIO) {
+        free_folio(c, f);
+        *ready = c.now();
+        if (raced)
+            *raced = true;
+        return other;
+    }
     swap_cache_insert(c, f, off);
     lru_add(c, f);
     *ready = c.now();
@@ -433,7 +444,10 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
                 if (swap->cache_folio(o) != NO_FOLIO)
                     continue;
                 double r;
-                folio_t ra = read_swap_cache_async(c, v, j, o, &r);
+                bool raced = false;
+                folio_t ra = read_swap_cache_async(c, v, j, o, &r, &raced);
+                if (raced)
+                    continue;
                 folios[ra].set(PG_readahead);
                 vm.count(SWAP_RA);
             }

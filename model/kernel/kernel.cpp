@@ -535,8 +535,10 @@ std::string Kernel::check_invariants() const
         err << "swapents " << swapents << " != swap ptes " << swap_ptes;
         return err.str();
     }
-    // memcg usage = charged folios + zswap's charged pages + page tables + per-CPU stocks.
-    uint64_t folio_pages = 0;
+    // memcg usage = charged folios + zswap's charged pages + page tables + per-CPU stocks. The
+    // folios are on the LRU lists or isolated by a reclaimer still at work (kswapd, when the
+    // workload ends under global pressure).
+    uint64_t folio_pages = isolated_pages_;
     for (const Lruvec& l : lruvec)
         folio_pages += l.total_pages();
     int64_t expect = int64_t(folio_pages) + memcg.kmem_pages + memcg.pagetable_pages + memcg.stock_pages();

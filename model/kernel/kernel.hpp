@@ -426,7 +426,9 @@ private:
     template <class Fn>
     void for_each_mapping(mm::folio_t f, Fn&& fn);   // fn(MmStruct&, Vma&) per VMA mapping f
     unsigned rmap_vmas(const mm::Folio& fo) const;   // VMAs an rmap walk of fo visits
-    mm::folio_t read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, mm::swp_offset_t off, double* ready);
+    // `raced`: set when another fault put the slot's folio in the swap cache first (returned).
+    mm::folio_t read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, mm::swp_offset_t off, double* ready,
+                                      bool* raced = nullptr);
     int node_of_cpu(int cpu) const;
 
     // page allocator slow path, kswapd, OOM (page_alloc.cpp)

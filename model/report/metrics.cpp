@@ -6,6 +6,7 @@
 #include "kernel/kernel.hpp"
 #include "mm/vmstat.hpp"
 #include "workload/kbuild.hpp"
+#include "workload/redis.hpp"
 #include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
 
@@ -121,6 +122,33 @@ std::vector<Metric> make_table()
         metric("jobs_peak", "jobs", S::Benchmark, "none: most recipes running at once (make -j)", "workload/kbuild.cpp",
                [](const RunView& v, unsigned) { return json(v.kbuild->result().peak_concurrency); })
             .in(KBUILD).show(KBUILD),
+        // Redis / Valkey under redis-benchmark (seed 001)
+        metric("rps", "requests/s", S::Benchmark, "redis-benchmark: requests per second of the GET run",
+               "the server's GETs, one client's pipeline per step, faults included (workload/redis.cpp)",
+               [](const RunView& v, unsigned) { return json(v.redis->result().rps); })
+            .in(REDIS).show(REDIS, Fmt::Rate).label({"RPS", "no BGSAVE", "with BGSAVE"}),
+        metric("redis_keys", "keys", S::Benchmark, "INFO keyspace db0 keys", "the populating SET run (workload/redis.cpp)",
+               [](const RunView& v, unsigned) { return json(v.redis->result().keys); })
+            .in(REDIS).show(REDIS),
+        metric("redis_used_memory", "bytes", S::Benchmark, "INFO memory used_memory of the keyspace",
+               "Redis 7 / jemalloc layout (workload/redis_layout.hpp)",
+               [](const RunView& v, unsigned) { return json(v.redis->result().used_memory); })
+            .in(REDIS).show(REDIS),
+        metric("keyspace_misses", "requests", S::Benchmark, "INFO stats keyspace_misses of the GET run",
+               "GETs of a key the SET run did not load (workload/redis.cpp)",
+               [](const RunView& v, unsigned) { return json(v.redis->result().misses); })
+            .in(REDIS),
+        metric("latest_fork_s", "s", S::Benchmark, "INFO stats latest_fork_usec / 10^6",
+               "copy_page_range of the server's mm (kernel/fork.cpp)",
+               [](const RunView& v, unsigned) { return json(v.redis->result().fork_s); })
+            .in(REDIS).show(REDIS, Fmt::Seconds),
+        metric("bgsave_keys", "keys", S::Benchmark, "none: keys the BGSAVE child wrote before the GET run ended",
+               "the child's walk in bucket order (workload/redis.cpp)",
+               [](const RunView& v, unsigned) { return json(v.redis->result().bgsave_keys); })
+            .in(REDIS).show(REDIS),
+        metric("cow_copies", "pages", S::Machine, "none: wp_page_copy calls (COW breaks)", "do_wp_page (kernel/fork.cpp)",
+               [](const RunView& v, unsigned) { return json(v.k.cow.copies); })
+            .in(REDIS).show(REDIS),
         metric("elapsed_s", "s", S::PerfStat, "perf stat: seconds time elapsed (last process exit)",
                "fork, writes, sleep and munmap of every task (workload/usemem.cpp)",
                [](const RunView& v, unsigned) { return json(v.swapinout ? sio(v).t_end : v.elapsed); })
@@ -132,7 +160,7 @@ std::vector<Metric> make_table()
         metric("user_s", "s", S::PerfStat, "perf stat: seconds user (task utime, summed)",
                "usemem's write loop (Ctx::user, workload/usemem.cpp)",
                [](const RunView& v, unsigned) { return json(v.swapinout ? v.k.task(v.swapinout->pid()).utime : v.user); })
-            .show(USEMEM | KBUILD, Fmt::Seconds),
+            .show(USEMEM | KBUILD | REDIS, Fmt::Seconds),
         metric("free_latency_us", "us", S::Benchmark, "usemem -s: munmap time per process, averaged",
                "munmap: zap_pte_range, swap and zswap entry frees (kernel/exit.cpp)",
                [](const RunView& v, unsigned) { return json(v.free_us / double(v.nproc)); })
@@ -355,7 +383,7 @@ std::vector<Row> rows_for(const json& result)
     // The workload whose own metrics the result holds.
     unsigned w = USEMEM;
     for (const Metric& m : metrics())
-        if ((m.workloads == SWAPINOUT || m.workloads == KBUILD) && res.contains(m.name))
+        if ((m.workloads == SWAPINOUT || m.workloads == KBUILD || m.workloads == REDIS) && res.contains(m.name))
             w = m.workloads;
     std::vector<const Metric*> shown;
     for (const Metric& m : metrics())

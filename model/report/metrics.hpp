@@ -15,12 +15,12 @@
 #include <nlohmann/json.hpp>
 
 namespace swapsim::kernel { class Kernel; }
-namespace swapsim::workload { class Usemem; class Swapinout; class Kbuild; }
+namespace swapsim::workload { class Usemem; class Swapinout; class Kbuild; class Redis; }
 
 namespace swapsim::report {
 
 // The workloads whose result.json holds a metric, and whose run table prints it (bit mask).
-enum Workload : unsigned { USEMEM = 1, SWAPINOUT = 2, KBUILD = 4, ANY = USEMEM | SWAPINOUT | KBUILD };
+enum Workload : unsigned { USEMEM = 1, SWAPINOUT = 2, KBUILD = 4, REDIS = 8, ANY = USEMEM | SWAPINOUT | KBUILD | REDIS };
 
 // Where a user reads the counter on a real machine.
 enum class Source {
@@ -47,11 +47,12 @@ struct RunView {
     const workload::Usemem* usemem = nullptr;
     const workload::Swapinout* swapinout = nullptr;
     const workload::Kbuild* kbuild = nullptr;   // sys, user and elapsed are filled from it
+    const workload::Redis* redis = nullptr;     // sys and user: the server's, over the GET run
     double tp_sum = 0, tp_min = 0, tp_max = 0, sys = 0, user = 0, elapsed = 0, free_us = 0;
     size_t nproc = 1;             // processes that printed statistics (not OOM-killed)
     size_t killed = 0;
     int smt_shared = 0;
-    unsigned workload() const { return usemem ? USEMEM : kbuild ? KBUILD : SWAPINOUT; }
+    unsigned workload() const { return usemem ? USEMEM : kbuild ? KBUILD : redis ? REDIS : SWAPINOUT; }
 };
 // The value of a metric; `order` is the folio order of a per-size stat (0 otherwise).
 using Getter = std::function<nlohmann::json(const RunView&, unsigned order)>;

@@ -22,6 +22,7 @@
 #include "report/invariants.hpp"
 #include "kernel/kernel.hpp"
 #include "workload/kbuild.hpp"
+#include "workload/redis.hpp"
 #include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
 
@@ -241,6 +242,25 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     v.elapsed = res.real_s;
     r["metrics"] = metric_values(v);
     add_common(r, cfg, scenario_text, k, res.real_s, wall_s);
+    return r;
+}
+
+json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
+                  const workload::Redis& redis, double wall_s)
+{
+    json r;
+    r["scenario"] = cfg.s("name");
+    const workload::RedisResult& res = redis.result();
+    RunView v{k};
+    v.redis = &redis;
+    v.sys = res.server_sys_s;
+    v.user = res.server_user_s;
+    v.elapsed = res.t_end - res.t_start;
+    r["metrics"] = metric_values(v);
+    r["redis"] = {{"get_run_s", res.t_end - res.t_start}, {"hits", res.hits}, {"misses", res.misses},
+                  {"bgsave_s", res.bgsave_s}, {"bgsave_done", res.bgsave_done},
+                  {"bytes_per_key", redis.layout().per_key()}};
+    add_common(r, cfg, scenario_text, k, res.t_end, wall_s);
     return r;
 }
 

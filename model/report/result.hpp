@@ -11,7 +11,7 @@
 #include "scenario/registry.hpp"
 
 namespace swapsim::kernel { class Kernel; }
-namespace swapsim::workload { class Usemem; class Swapinout; class Kbuild; }
+namespace swapsim::workload { class Usemem; class Swapinout; class Kbuild; class Redis; }
 
 namespace swapsim::report {
 
@@ -21,6 +21,8 @@ nlohmann::json build_result(const scenario::Config& cfg, const std::string& scen
                             const kernel::Kernel& k, const workload::Swapinout& si, double wall_s);
 nlohmann::json build_result(const scenario::Config& cfg, const std::string& scenario_text,
                             const kernel::Kernel& k, const workload::Kbuild& kb, double wall_s);
+nlohmann::json build_result(const scenario::Config& cfg, const std::string& scenario_text,
+                            const kernel::Kernel& k, const workload::Redis& redis, double wall_s);
 // What every workload's result has: counters, devices, locks, configuration, provenance.
 void add_common(nlohmann::json& r, const scenario::Config& cfg, const std::string& scenario_text,
                 const kernel::Kernel& k, double elapsed, double wall_s);

@@ -25,6 +25,7 @@
 #include "run/trace.hpp"
 #include "scenario/compressors.hpp"
 #include "workload/kbuild.hpp"
+#include "workload/redis.hpp"
 #include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
 
@@ -248,6 +249,16 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
         run_watched();
         double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
         return report::build_result(cfg, scenario_text, k, kbuild, wall);
+    }
+    if (set.workload == scenario::WorkloadType::Redis) {
+        workload::Redis redis(k, set.redis);
+        EngineBarrier forked(2);   // the BGSAVE child's task starts at the server's fork
+        sim.spawn("redis-server", set.redis.cpu, [&] { redis.run_server(clock, forked); });
+        if (set.redis.bgsave)
+            sim.spawn("redis-rdb-bgsave", set.redis.child_cpu, [&] { redis.run_child(clock, forked); });
+        run_watched();
+        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+        return report::build_result(cfg, scenario_text, k, redis, wall);
     }
     const workload::UsememConfig& uc = set.usemem;
     std::vector<int> cpus = hw::place_tasks(kc.topo, set.cpus, uc.nproc);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scenario/detail.hpp"
+#include "workload/redis_layout.hpp"
 
 namespace swapsim::workload {
 const char* kbuild_profile_json();   // generated from calibration/workloads/ (CMake)
@@ -280,6 +281,37 @@ void kbuild_fits_memory_and_swap(const Ctx& c)
                            jobs, size_str(need), jobs, size_str(heap), size_str(mem), size_str(swap), size_str(mem + swap)));
 }
 
+// Redis (workload/redis.hpp): a jemalloc quantum of 8 or 16; a BGSAVE fork needs order-0 folios;
+// a keyspace that memory plus swap cannot hold has no outcome but the OOM killer taking the
+// server, which the model does not report as a result.
+void redis_fits_memory_and_swap(const Ctx& c)
+{
+    if (c.cfg.s("workload.type") != "redis")
+        return;
+    int64_t q = c.cfg.i("workload.redis.jemalloc_quantum");
+    if (q != 8 && q != 16)
+        c.fail("workload.redis.jemalloc_quantum", fmt::format("{} is not a jemalloc quantum Redis is built with: use 16 "
+                                                              "(Debian's libjemalloc) or 8 (Redis's bundled jemalloc)", q));
+    if (c.cfg.b("workload.redis.bgsave") && largest_folio(c.cfg) > 4096)
+        c.fail("workload.redis.bgsave", "the BGSAVE fork shares order-0 folios only (fork of a large anon folio is not "
+                                        "modelled): set kernel.mthp.enabled to never");
+    const double k = double(c.cfg.i("workload.redis.keyspace"));
+    const double sets = double(c.cfg.i("workload.redis.set_requests"));
+    const uint64_t keys = uint64_t(sets > 0 ? k * -std::expm1(sets * std::log1p(-1 / std::max(k, 2.0))) : k);
+    workload::RedisLayout lay = workload::redis_layout(uint64_t(c.cfg.num("workload.redis.value_size")), unsigned(q));
+    const double need = double(lay.used_memory(lay.keys_within(keys, uint64_t(c.cfg.num("workload.redis.maxmemory")))));
+    double mem = std::min(c.cfg.num("machine.dram"), c.cfg.num("kernel.memcg.max"));
+    const std::string& dev = c.cfg.s("swap.device");
+    double swap = dev == "none" ? 0 : dev == "zram" ? c.cfg.num("swap.zram.disksize") : c.cfg.num("swap.size");
+    if (need > mem + swap)
+        c.fail("workload.redis.keyspace",
+               fmt::format("{} keys of {} take {} of used_memory but memory ({}) plus swap ({}) hold {}, and the "
+                           "model has no OOM policy for Redis (the OOM killer would take the server): fewer keys, "
+                           "a workload.redis.maxmemory, more machine.dram or a larger swap device",
+                           keys, size_str(c.cfg.num("workload.redis.value_size")), size_str(need), size_str(mem),
+                           size_str(swap), size_str(mem + swap)));
+}
+
 const std::vector<Check>& checks()
 {
     static const std::vector<Check> list = {
@@ -301,6 +333,10 @@ const std::vector<Check>& checks()
           "workload.kbuild.link_rss", "machine.dram", "kernel.memcg.max", "swap.device", "swap.size",
           "swap.zram.disksize"},
          kbuild_fits_memory_and_swap},
+        {{"workload.type", "workload.redis.keyspace", "workload.redis.set_requests", "workload.redis.value_size",
+          "workload.redis.maxmemory", "workload.redis.jemalloc_quantum", "workload.redis.bgsave", "kernel.mthp.enabled",
+          "machine.dram", "kernel.memcg.max", "swap.device", "swap.size", "swap.zram.disksize"},
+         redis_fits_memory_and_swap},
     };
     return list;
 }

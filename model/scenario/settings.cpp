@@ -178,6 +178,13 @@ void derive(Settings& s)
     s.swapinout.chunk = s.usemem.write_chunk;
     s.swapinout.user_bw = s.usemem.user_write_bw;
     s.swapinout.cpu = s.cpus.empty() ? 0 : s.cpus.front();
+    // Redis: the server on the first allowed CPU, a BGSAVE child on the next; its populating
+    // writes step as usemem's.
+    s.redis.cpu = s.swapinout.cpu;
+    s.redis.child_cpu = s.cpus.size() > 1 ? s.cpus[1] : s.redis.cpu;
+    s.redis.user_bw = s.usemem.user_write_bw;
+    s.redis.chunk = s.usemem.write_chunk;
+    s.redis.seed = s.usemem.seed;
 
     const hw::IaaParams& dev = k.iaa.dev;
     if (k.comp.hw && k.zswap && int(dev.offline.size()) >= dev.devices_per_socket * k.topo.sockets)
@@ -201,9 +208,13 @@ std::vector<FieldRef> derived_fields()
         field_ref(kernel, &KConfig::free_batch),
         field_ref(swapinout, &workload::SwapinoutConfig::chunk), field_ref(swapinout, &workload::SwapinoutConfig::user_bw),
         field_ref(swapinout, &workload::SwapinoutConfig::cpu),
+        field_ref(redis, &workload::RedisConfig::cpu), field_ref(redis, &workload::RedisConfig::child_cpu),
+        field_ref(redis, &workload::RedisConfig::user_bw), field_ref(redis, &workload::RedisConfig::chunk),
+        field_ref(redis, &workload::RedisConfig::seed),
         // sections
         field_ref(run, &Settings::kernel), field_ref(run, &Settings::usemem), field_ref(run, &Settings::platform),
         field_ref(run, &Settings::compressors), field_ref(run, &Settings::swapinout), field_ref(run, &Settings::zram),
+        field_ref(run, &Settings::redis),
         field_ref(kernel, &KConfig::zram), field_ref(kernel, &KConfig::topo), field_ref(kernel, &KConfig::comp),
         field_ref(kernel, &KConfig::iaa), field_ref(kernel, &KConfig::ssd), field_ref(kernel, &KConfig::hdd),
         field_ref(kernel, &KConfig::c),
@@ -257,6 +268,10 @@ Settings fill_settings(const Config& cfg)
 std::string time_limit_message(const Config& cfg)
 {
     std::string before = cfg.s("workload.type") == "swapinout" ? std::string("the swapinout rounds finished")
+                         : cfg.s("workload.type") == "redis"
+                             ? fmt::format("redis-benchmark's {} GETs over {} keys finished; give it more memory or "
+                                           "raise sim.time_limit",
+                                           cfg.i("workload.redis.requests"), cfg.i("workload.redis.keyspace"))
                          : cfg.s("workload.type") == "kbuild"
                              ? fmt::format("make -j{} finished ({} units, memcg limit {}); give the cgroup more room or "
                                            "raise sim.time_limit",
@@ -284,6 +299,7 @@ std::vector<std::string> binding_problems(const Registry& reg)
         info<workload::UsememConfig>("workload::UsememConfig"),
         info<engine::PlatformSpec>("engine::PlatformSpec"), info<Compressors>("Compressors"), info<IaaJobNs>("IaaJobNs"),
         info<workload::SwapinoutConfig>("workload::SwapinoutConfig"), info<ZramSettings>("ZramSettings"),
+        info<workload::RedisConfig>("workload::RedisConfig"),
         info<kernel::ZramConfig>("kernel::ZramConfig"),
     };
     std::vector<std::string> bad;

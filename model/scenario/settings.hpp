@@ -14,6 +14,7 @@
 #include "engine/sim.hpp"
 #include "kernel/config.hpp"
 #include "scenario/registry.hpp"
+#include "workload/redis.hpp"
 #include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
 
@@ -43,13 +44,14 @@ struct ZramSettings {
     double zero_pages_pct = 0;       // workload.swapinout.zero_pages
 };
 
-enum class WorkloadType { Usemem, Swapinout, Kbuild };   // workload.type, in its options' order
+enum class WorkloadType { Usemem, Swapinout, Kbuild, Redis };   // workload.type, in its options' order
 
 struct Settings {
     kernel::KConfig kernel;
     WorkloadType workload = WorkloadType::Usemem;
     workload::UsememConfig usemem;
     workload::SwapinoutConfig swapinout;
+    workload::RedisConfig redis;
     ZramSettings zram;
     engine::PlatformSpec platform;
     Compressors compressors;
@@ -81,6 +83,7 @@ inline IaaJobNs& iaa_fixed(Settings& s) { return s.compressors.iaa_fixed; }
 inline IaaJobNs& iaa_canned(Settings& s) { return s.compressors.iaa_canned; }
 inline workload::UsememConfig& usemem(Settings& s) { return s.usemem; }
 inline workload::SwapinoutConfig& swapinout(Settings& s) { return s.swapinout; }
+inline workload::RedisConfig& redis(Settings& s) { return s.redis; }
 inline ZramSettings& zram_settings(Settings& s) { return s.zram; }
 inline kernel::ZramConfig& zram(Settings& s) { return s.kernel.zram; }
 inline engine::PlatformSpec& platform(Settings& s) { return s.platform; }

@@ -26,7 +26,18 @@ constexpr const char* kKbuildByName = "read by name in run/run.cpp (kbuild): to 
 void add_workload_params(Table& t)
 {
     // ---- vm-scalability usemem ----
-    t.choice(Category::Workload, "workload.type", "usemem", {"usemem", "swapinout", "kbuild"}, "workload model: vm-scalability usemem, a swap-out/swap-in loop (MADV_PAGEOUT, then read back), or a kernel build (make -jN on tmpfs)", "swapsim").to(section::run, &Settings::workload);
+    t.choice(Category::Workload, "workload.type", "usemem", {"usemem", "swapinout", "kbuild", "redis"}, "workload model: vm-scalability usemem, a swap-out/swap-in loop (MADV_PAGEOUT, then read back), a kernel build (make -jN on tmpfs), or redis-server under redis-benchmark GETs", "swapsim").to(section::run, &Settings::workload);
+    // ---- Redis under redis-benchmark (workload/redis.hpp) ----
+    using workload::RedisConfig;
+    t.integer(Category::Workload, "workload.redis.keyspace", "keys", 2000000, 1, 1e9, "redis-benchmark -r: keys drawn uniformly from key:000000000000 up", "seed 001: -r 2000000 / -r 2500000").to(section::redis, &RedisConfig::keyspace);
+    t.integer(Category::Workload, "workload.redis.requests", "", 2000000, 1, 1e10, "redis-benchmark -n of the measured GET run", "seed 001: -n 2000000 / -n 2500000").to(section::redis, &RedisConfig::requests);
+    t.integer(Category::Workload, "workload.redis.set_requests", "", 0, 0, 1e10, "-n of the populating `redis-benchmark -t set` run over the same keyspace (a key's first SET allocates it); 0: every key set once, in order", "swapsim; the seed does not say how the keys were loaded").to(section::redis, &RedisConfig::set_requests);
+    t.size(Category::Workload, "workload.redis.value_size", 1024, 1, 512 * MiB, "redis-benchmark -d: bytes of each value", "seed 001: -d 1024").to(section::redis, &RedisConfig::value_bytes);
+    t.integer(Category::Workload, "workload.redis.clients", "", 12, 1, 10000, "redis-benchmark -c: connections; the server answers one client's pipeline per step", "seed 001: -c 12").to(section::redis, &RedisConfig::clients);
+    t.integer(Category::Workload, "workload.redis.pipeline", "", 32, 1, 10000, "redis-benchmark -P: GETs per client per round trip", "seed 001: -P 32").to(section::redis, &RedisConfig::pipeline);
+    t.p({"workload.redis.maxmemory", Kind::Size, "bytes", 0.0, 0, 1e15, false, false, {}, "redis.conf maxmemory with the default noeviction policy: SETs that would pass it fail; 0: no limit", "seed 001: \"Redis is set to use 2500M memory\"", Category::Workload}).to(section::redis, &RedisConfig::maxmemory);
+    t.integer(Category::Workload, "workload.redis.jemalloc_quantum", "bytes", 16, 8, 16, "jemalloc's quantum (size-class spacing below 64 B): 16 in Debian's system libjemalloc, 8 in Redis's bundled one (--with-lg-quantum=3)", "calibration/workloads/redis-get-1024.json: 1,371.0 B per key measured, 1,370.5 with 16 (1,354.5 with 8)").to(section::redis, &RedisConfig::jemalloc_quantum);
+    t.flag(Category::Workload, "workload.redis.bgsave", false, "BGSAVE at the start of the GET run: fork, the child writes every key to the RDB while the server serves", "seed 001: \"no BGSAVE\" / \"with BGSAVE\"").to(section::redis, &RedisConfig::bgsave);
     // ---- kernel build (workload/kbuild.hpp) ----
     t.integer(Category::Workload, "workload.kbuild.jobs", "", 1, 1, 4096, "make -j: recipes run at once", "seed 001: -j6 to -j48").no_field(kKbuildByName);
     t.integer(Category::Workload, "workload.kbuild.units", "", 2725, 1, 1000000, "compile units of the build", "calibration/workloads/kbuild-defconfig-6.1.json: x86-64 defconfig of Debian linux-source-6.1 (make -n)").no_field(kKbuildByName);
@@ -65,6 +76,8 @@ void add_workload_sim_params(Table& t)
 void add_workload_costs(Table& t)
 {
     t.rate(Category::Cost, "cost.user.write_bw", 10e9, "bytes/s of usemem's store loop into freshly cleared pages", "estimate: cache-resident stores, 1 x 8 B per cycle peak", true).to(section::usemem, &workload::UsememConfig::user_write_bw);
+    t.nanos("cost.redis.get_ns", 1600, "redis-server CPU per GET of a resident 1 KiB value at -c 12 -P 32 (parse, lookup, reply), no memory pressure", "calibration/workloads/redis-get-1024.json note: 1.60 us in a quiet minute (its loaded runs read 2.9-3.4 us, inflated by sharing 2 cores); range: 0.1 us (a bare lookup) to 1 ms", 100, 1e6).to(section::redis, &workload::RedisConfig::get_s);
+    t.nanos("cost.redis.rdb_key_ns", 8000, "the BGSAVE child's CPU per key of 1 KiB (rdbSaveKeyValuePair: LZF attempt, rio write into the page cache)", "calibration/workloads/redis-get-1024.json: BGSAVE 7 s for 400,000 keys (17.5 us/key, 1 s resolution, loaded machine) x the GET cost's quiet/loaded ratio 1.60/3.37; range: 0.1 us to 1 ms", 100, 1e6).to(section::redis, &workload::RedisConfig::rdb_key_s);
     t.nanos("cost.fork_ns", 100000, "fork() of one usemem child by the parent", "estimate: fork of a small process ~100 us; range: 10 us (a tiny mm) to 100 ms (what-ifs of a parent whose fork copies a large mm)", 1e4, 1e8).to(section::usemem, &workload::UsememConfig::fork_cost);
     t.nanos("cost.wakeup_ns", 1500, "the parent's wakeup of one child polling the start pipe (try_to_wake_up of an idle CPU's task)", "estimate: remote wakeup via the wakelist IPI costs the waker ~1-2 us").to(section::usemem, &workload::UsememConfig::wakeup_cost);
 }

@@ -71,8 +71,7 @@ void Process::touch_pages(Ctx& c, uint32_t vma, const std::vector<uint32_t>& pag
 {
     const uint64_t chunk_pages = std::max<uint64_t>(1, chunk / mm::PAGE_SIZE);
     for (size_t i = 0; i < pages.size(); i++) {
-        while (!touch_one(c, mm_, vma, pages[i], !write, write)) {
-        }
+        touch(c, vma, pages[i], write);
         if (c.task.oom_victim)
             return;
         c.mem(double(mm::PAGE_SIZE), bw, false);
@@ -80,6 +79,12 @@ void Process::touch_pages(Ctx& c, uint32_t vma, const std::vector<uint32_t>& pag
             c.flush();
     }
     c.flush();
+}
+
+void Process::touch(Ctx& c, uint32_t vma, uint64_t p, bool write)
+{
+    while (!touch_one(c, mm_, vma, p, !write, write)) {   // 0: the fault must be taken again
+    }
 }
 
 void Process::access(Ctx& c, uint32_t vma, uint64_t first, uint64_t n, bool read, bool write, double bw,

@@ -39,6 +39,9 @@ public:
     // The same for a list of pages in the given order (a random access pattern).
     void touch_pages(kernel::Ctx& c, uint32_t vma, const std::vector<uint32_t>& pages, bool write, double bw,
                      uint64_t chunk);
+    // One access to page `p` of a VMA, faulting it in as needed; the caller prices the work
+    // (a server's request touches a few bytes of each page, not the page).
+    void touch(kernel::Ctx& c, uint32_t vma, uint64_t p, bool write);
     // read(2) / write(2) of pages [first, first + n) of a tmpfs file (shmem_create's mm).
     void file_access(kernel::Ctx& c, uint32_t file_mm, uint64_t first, uint64_t n, bool write, double bw,
                      uint64_t chunk);
