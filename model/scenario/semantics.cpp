@@ -253,7 +253,7 @@ void page_unit_applies(const Ctx& c)
         c.fail("sim.page_unit", "only the kbuild workload maps its memory in units of pages: set it to 1");
     if (largest_folio(c.cfg) > 4096)
         c.fail("sim.page_unit", fmt::format("a unit of {} pages needs order-0 folios: set kernel.mthp.enabled to "
-                                            "never or sim.page_unit to 1", u));
+                                            "none or sim.page_unit to 1", u));
 }
 
 // A build whose tmpfs objects plus -j heaps exceed memory plus swap cannot finish, and the model
@@ -294,7 +294,7 @@ void redis_fits_memory_and_swap(const Ctx& c)
                                                               "(Debian's libjemalloc) or 8 (Redis's bundled jemalloc)", q));
     if (c.cfg.b("workload.redis.bgsave") && largest_folio(c.cfg) > 4096)
         c.fail("workload.redis.bgsave", "the BGSAVE fork shares order-0 folios only (fork of a large anon folio is not "
-                                        "modelled): set kernel.mthp.enabled to never");
+                                        "modelled): set kernel.mthp.enabled to none");
     const double k = double(c.cfg.i("workload.redis.keyspace"));
     const double sets = double(c.cfg.i("workload.redis.set_requests"));
     const uint64_t keys = uint64_t(sets > 0 ? k * -std::expm1(sets * std::log1p(-1 / std::max(k, 2.0))) : k);
