@@ -384,6 +384,42 @@ unsigned Kernel::alloc_swap_folio(Ctx& c, Vma& v, uint32_t idx, swp_offset_t off
     return 0;
 }
 
+// do_swap_page on a large folio found in the swap cache (reclaim is writing it, or it waits
+// to be freed): mapped whole when every PTE of its range is its swap entry (v6.10+, "entirely
+// map large folios found in swapcache"). Anything else would map one page of a large folio,
+// which the model's one-index-per-folio state cannot hold: it stops the run as an internal error.
+unsigned Kernel::map_large_swapcache_folio(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, folio_t f, bool write)
+{
+    Folio& fo = folios[f];
+    const unsigned nr = fo.nr_pages();
+    const swp_offset_t off = pte_offset(v.pte[idx]);
+    const uint32_t start = idx - uint32_t(off - fo.swap);
+    bool whole = off >= fo.swap && off - fo.swap < nr && uint64_t(start) + nr <= v.pte.size() &&
+                 !fo.test(PG_mapped) && swap->count(off) == 1;
+    for (uint32_t j = 0; j < nr && whole; j++)
+        whole = pte_swap(v.pte[start + j]) && pte_offset(v.pte[start + j]) == fo.swap + j;
+    if (!whole)
+        throw std::logic_error("do_swap_page: a " + std::to_string(nr) + "-page folio in the swap cache whose PTEs are not all "
+                               "its swap entries (a partial map the model does not hold)");
+    fo.clear(PG_orphan);
+    fo.index = start;
+    fo.set(PG_mapped);
+    fo.set(PG_young);
+    for (uint32_t j = 0; j < nr; j++)
+        v.pte[start + j] = mk_pte(f);
+    c.sys(cfg_.c.fault_per_pte * nr);
+    m.rss_anon += nr;
+    m.swapents -= nr;
+    swap_free_slots(c, fo.swap, nr);
+    if (write) {
+        Folio& w = folios[f];
+        w.set(PG_dirty);
+        if (w.test(PG_swapcache))
+            swap_cache_del(c, f);   // should_try_to_free_swap -> folio_free_swap
+    }
+    return nr - (idx - start);
+}
+
 unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool write)
 {
     const Costs& k = cfg_.c;
@@ -458,6 +494,8 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
             }
         }
     }
+    if (folios[f].order)
+        return map_large_swapcache_folio(c, m, v, idx, f, write);
     Folio& fo = folios[f];
     const bool exclusive = !shared_entry && !fo.test(PG_mapped);
     if (fo.test(PG_mapped))

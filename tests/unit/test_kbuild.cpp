@@ -108,3 +108,18 @@ TEST_CASE("kbuild: sim.page_unit is refused with mTHP, for other workloads and w
         CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     }
 }
+
+TEST_CASE("kbuild: 64K mTHP jobs fault on their folios while reclaim writes them to zram, and map them whole",
+          "[kbuild]")
+{
+    // A job touching a 64K folio that reclaim holds in the swap cache maps all 16 PTEs
+    // (do_swap_page on a large swap-cache folio). Mapping only the faulting page left the other
+    // 15 PTEs pointing at a folio whose index had moved: exit then skipped them, and a later
+    // reclaim walked the exited mm (a crash in try_to_unmap).
+    json r = run_kbuild({"kernel.mthp.enabled=64K", "workload.kbuild.jobs=8"});
+    CHECK(r["metrics"]["jobs_run"] == 42);
+    CHECK(double(r["metrics"]["swpout_64kB"]) > 0);
+    CHECK(double(r["metrics"]["pswpin"]) > 0);
+    json again = run_kbuild({"kernel.mthp.enabled=64K", "workload.kbuild.jobs=8"});
+    CHECK(r["metrics"].dump() == again["metrics"].dump());
+}
