@@ -52,17 +52,25 @@ std::string content_key(const std::string& path)
     return j.dump();
 }
 
-Simulations distinct_simulations(const std::vector<std::string>& scenarios)
+Simulations distinct_simulations(const std::vector<std::string>& scenarios, int runs, const RunCaps& max_runs)
 {
     Simulations sims;
     std::map<std::string, size_t> by_content;
+    runs = std::max(1, runs);
     for (const auto& s : scenarios)
         if (!sims.group_of.count(s)) {
             auto [it, added] = by_content.emplace(content_key(s), sims.files.size());
-            if (added)
+            if (added) {
                 sims.files.push_back(s);
+                sims.runs.push_back(runs);
+            }
             sims.group_of[s] = it->second;
         }
+    for (const auto& [s, cap] : max_runs) {
+        auto g = sims.group_of.find(s);
+        if (g != sims.group_of.end() && cap > 0)
+            sims.runs[g->second] = std::min(sims.runs[g->second], cap);
+    }
     return sims;
 }
 
@@ -142,11 +150,10 @@ int spawn_run(const std::vector<std::string>& args, const std::string& err_path)
 
 std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenarios,
                                           const std::vector<std::string>& run_args, int jobs,
-                                          const Progress& progress, int runs)
+                                          const Progress& progress, int runs, const RunCaps& max_runs)
 {
-    runs = std::max(1, runs);
     // One simulation per distinct scenario content and seed.
-    const Simulations sims = distinct_simulations(scenarios);
+    const Simulations sims = distinct_simulations(scenarios, runs, max_runs);
     const std::vector<std::string>& files = sims.files;
     const std::map<std::string, size_t>& group_of = sims.group_of;
     struct Job {
@@ -155,7 +162,7 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
     };
     std::vector<Job> todo;
     for (size_t g = 0; g < files.size(); g++)
-        for (int r = 0; r < runs; r++)
+        for (int r = 0; r < sims.runs[g]; r++)
             todo.push_back({g, r});
     std::string tmpl = (fs::temp_directory_path() / "swapsim_eval.XXXXXX").string();
     if (!::mkdtemp(tmpl.data()))
@@ -166,14 +173,17 @@ std::map<std::string, json> run_scenarios(const std::vector<std::string>& scenar
         size_t idx;
     };
     std::vector<Child> running;
-    std::vector<std::vector<json>> got(files.size(), std::vector<json>(size_t(runs)));
+    std::vector<std::vector<json>> got(files.size());
+    for (size_t g = 0; g < files.size(); g++)
+        got[g].resize(size_t(sims.runs[g]));
     std::string failure;
     int failure_status = 1;
     size_t next = 0, done = 0;
     jobs = std::max(1, jobs);
     auto start = [&](size_t i) {
         std::vector<std::string> args =
-            run_command(files[todo[i].group], (tmp / std::to_string(i)).string(), run_args, runs, todo[i].run + 1);
+            run_command(files[todo[i].group], (tmp / std::to_string(i)).string(), run_args, sims.runs[todo[i].group],
+                        todo[i].run + 1);
         int pid = spawn_run(args, (tmp / (std::to_string(i) + ".err")).string());
         running.push_back({pid, i});
     };

@@ -161,9 +161,13 @@ int cmd_compare(int argc, char** argv)
         return 2;
     }
     std::vector<std::string> scenarios;
+    calibrate::RunCaps max_runs;
     for (const auto& t : in.targets)
-        if (selected.count(t.table))
+        if (selected.count(t.table)) {
             scenarios.push_back(t.scenario);
+            if (t.runs)
+                max_runs[t.scenario] = t.runs;
+        }
     try {
         check_runs(a, scenarios);
     } catch (const scenario::InputError& e) {
@@ -180,13 +184,14 @@ int cmd_compare(int argc, char** argv)
                     {"json", a.as_json}, {"write", a.write}, {"results_dir", a.results_dir}, {"run_args", a.run_args}}}};
     try {
         if (!a.job_list.empty()) {
-            index["results"] = write_job_list(a.job_list, a.out_dir, scenarios, a.run_args, a.runs);
+            index["results"] = write_job_list(a.job_list, a.out_dir, scenarios, a.run_args, a.runs, max_runs);
             write_index(a.out_dir, index);
             std::fprintf(stderr, "swapsim compare: wrote the simulations to %s; run them (e.g. `parallel < %s`), then "
                                  "`swapsim collect %s`\n", a.job_list.c_str(), a.job_list.c_str(), a.out_dir.c_str());
             return 0;
         }
-        auto results = calibrate::run_scenarios(scenarios, a.run_args, a.jobs, calibrate::stderr_progress("compare"), a.runs);
+        auto results = calibrate::run_scenarios(scenarios, a.run_args, a.jobs, calibrate::stderr_progress("compare"), a.runs,
+                                                max_runs);
         return compare_report(index, results);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "swapsim compare: %s\n", e.what());

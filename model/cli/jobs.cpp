@@ -36,7 +36,7 @@ std::string self_exe()
 }  // namespace
 
 json write_job_list(const std::string& file, const std::string& dir, const std::vector<std::string>& scenarios,
-                    const std::vector<std::string>& run_args, int runs)
+                    const std::vector<std::string>& run_args, int runs, const calibrate::RunCaps& max_runs)
 {
     fs::path root = fs::absolute(dir);
     std::ofstream out(file);
@@ -44,17 +44,18 @@ json write_job_list(const std::string& file, const std::string& dir, const std::
         throw scenario::InputError(file, "", "cannot write the job list");
     // One line per distinct content and seed (as run_scenarios runs them), in the runs/<n> folder
     // of its content; every scenario of that content reads those results.
-    const calibrate::Simulations sims = calibrate::distinct_simulations(scenarios);
+    const calibrate::Simulations sims = calibrate::distinct_simulations(scenarios, runs, max_runs);
     std::string exe = quote(self_exe());
     std::vector<json> dirs(sims.files.size(), json::array());
     for (size_t g = 0; g < sims.files.size(); g++) {
         std::string base = "runs/" + std::to_string(g);
-        for (int r = 1; r <= runs; r++) {
-            std::string rel = runs > 1 ? base + "/seed" + std::to_string(r) : base;
+        const int n = sims.runs[g];
+        for (int r = 1; r <= n; r++) {
+            std::string rel = n > 1 ? base + "/seed" + std::to_string(r) : base;
             dirs[g].push_back(rel);
             std::string line = exe;
             for (const auto& a : calibrate::run_command(fs::absolute(sims.files[g]).string(), (root / rel).string(),
-                                                        run_args, runs, r))
+                                                        run_args, n, r))
                 line += " " + quote(a);
             out << line << "\n";
         }

@@ -7,6 +7,7 @@
 // DIR; KEY is a scenario path (a sweep's points live in DIR/points/).
 #pragma once
 
+#include "calibrate/pool.hpp"
 #include "report/sweep_table.hpp"
 
 #include <map>
@@ -21,7 +22,8 @@ namespace swapsim::cli {
 // 1..runs when runs > 1) and returns the "results" map for the index. Paths in FILE are
 // absolute, so the lines run from any directory of a machine that shares the file system.
 nlohmann::json write_job_list(const std::string& file, const std::string& dir, const std::vector<std::string>& scenarios,
-                              const std::vector<std::string>& run_args, int runs);
+                              const std::vector<std::string>& run_args, int runs,
+                              const calibrate::RunCaps& max_runs = {});
 // DIR/index.json through a temporary file.
 void write_index(const std::string& dir, const nlohmann::json& index);
 // The index of DIR; throws scenario::InputError naming DIR/index.json.

@@ -107,6 +107,12 @@ std::vector<Target> load_targets(const std::string& path)
         x.column = t.at("column").get<std::string>();
         x.scenario = t.at("scenario").get<std::string>();
         x.metrics = t.at("metrics").get<std::vector<std::string>>();
+        if (t.contains("runs")) {
+            if (!t["runs"].is_number_integer() || t["runs"].get<int>() < 1)
+                throw std::runtime_error(fmt::format("{}: /targets/{}/runs: expected a whole number of seeds >= 1", path,
+                                                     out.size()));
+            x.runs = t["runs"].get<int>();
+        }
         for (size_t m = 0; m < x.metrics.size(); m++)   // compared metrics are result.json's (report/metrics.cpp)
             if (!report::find_metric(x.metrics[m]))
                 throw std::runtime_error(fmt::format("{}: /targets/{}/metrics/{}: unknown metric '{}' (see `swapsim metrics`)",

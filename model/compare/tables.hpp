@@ -21,6 +21,7 @@ namespace swapsim::compare {
 struct Target {
     std::string table, column, scenario;
     std::vector<std::string> metrics;
+    int runs = 0;   // at most this many seeds (0: compare's --runs); a slow column's "runs"
 };
 
 struct ChangeColumn {

@@ -344,3 +344,28 @@ TEST_CASE("cli: calibrate --cross-validate refuses bad arguments before fitting,
         CHECK(!fs::exists(out));
     }
 }
+
+TEST_CASE("compare: a target's \"runs\" caps its seeds (a kernel build runs once, seed-000 columns three times)",
+          "[users]")
+{
+    TempDir d;
+    fs::path jobs = d.path / "jobs.txt", out = d.path / "out";
+    auto w = run_swapsim({"compare", "swap-table-p1-v4/kbuild-48c-4G-vm-zram16G", "zswap-mthp-v7/case1-64k", "--out",
+                          out.string(), "--job-list", jobs.string()});
+    REQUIRE(w.status == 0);
+    std::string list = slurp(jobs.string());
+    CHECK(std::count(list.begin(), list.end(), '\n') == 2 + 4 * 3);
+    json index = json::parse(slurp((out / "index.json").string()));
+    for (const auto& [scenario, dirs] : index["results"].items()) {
+        INFO(scenario);
+        CHECK(dirs.size() == (scenario.find("kbuild") != std::string::npos ? 1u : 3u));
+    }
+    // A bad cap is the targets file's error, before anything runs.
+    fs::path targets = d.path / "targets.json";
+    std::ofstream(targets) << R"({"targets": [{"table": "zswap-mthp-v7/case1-64k", "column": "baseline_zstd",
+        "scenario": "scenarios/zswap-mthp-v7/case1-64k/baseline_zstd.json", "metrics": ["sys_s"], "runs": 0}]})";
+    auto bad = run_swapsim({"compare", "zswap-mthp-v7/case1-64k", "--targets", targets.string(), "--no-write"});
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find("/targets/0/runs: expected a whole number of seeds >= 1") != std::string::npos);
+    CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+}
