@@ -5,10 +5,15 @@ Reads the per-data-kind tables of ../shared/design/compressors.md (section 4.1 f
 appendix A.1-A.5 for usemem, elf, text, random, zero): for each codec the zram driver offers
 and each block size, the ratio (compressed / original bytes) and the CPU time per 4 KiB of
 original data to compress and to decompress (median of 3 round medians, user-space library,
-one vCPU of the measurement VM). Nothing is fitted: the numbers are copied.
+one vCPU of the measurement VM). Then adds the data kinds measured later by a script beside
+the table (calibration/compressors/*.json other than table.json, each with "kind" and per-codec,
+per-block rows already in the note machine's time: redis-1024.json from measure_redis_pages.py).
+Nothing is fitted: the numbers are copied.
 
 usage: tools/compressor_table.py [compressors.md] [out.json]
 """
+import glob
+import os
 import json
 import re
 import sys
@@ -55,6 +60,23 @@ def parse(path):
     return out
 
 
+def add_measured(codecs, folder):
+    """The kinds measured by the scripts beside the table, with their files named as sources."""
+    files = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        if os.path.basename(path) == "table.json":
+            continue
+        m = json.load(open(path, encoding="utf-8"))
+        for codec, blocks in m["codecs"].items():
+            if set(blocks) != set(BLOCKS):
+                raise SystemExit(f"{path}: codecs.{codec}: blocks {sorted(blocks)}, expected {sorted(BLOCKS)}")
+            codecs.setdefault(codec, {})[m["kind"]] = {
+                b: {k: r[k] for k in ("block_bytes", "ratio", "comp_ns_per_4k", "decomp_ns_per_4k")}
+                for b, r in blocks.items()}
+        files.append(f"{m['kind']}: calibration/compressors/{os.path.basename(path)} ({m['made_by']})")
+    return files
+
+
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else "../shared/design/compressors.md"
     dst = sys.argv[2] if len(sys.argv) > 2 else "calibration/compressors/table.json"
@@ -67,6 +89,9 @@ def main():
                   "docs/compressors.md is an excerpt), sections 4.1 and A.1-A.5",
         "codecs": parse(src),
     }
+    measured = add_measured(doc["codecs"], os.path.dirname(os.path.abspath(dst)))
+    if measured:
+        doc["measured_kinds"] = measured
     with open(dst, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1, sort_keys=True)
         f.write("\n")

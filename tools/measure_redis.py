@@ -41,6 +41,21 @@ def cpu_s(pid):
     return (int(f[11]) + int(f[12])) / tck   # utime, stime
 
 
+def start_server(d, port=None):
+    """A private redis-server on 127.0.0.1 without persistence, its dir `d`, once it answers PING."""
+    global PORT
+    PORT = port or PORT
+    srv = subprocess.Popen(["redis-server", "--port", str(PORT), "--bind", "127.0.0.1", "--save", "",
+                            "--appendonly", "no", "--dir", d, "--daemonize", "no"], stdout=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            cli("PING")
+            break
+        except subprocess.CalledProcessError:
+            time.sleep(0.05)
+    return srv
+
+
 def load(keys, size):
     val = b"x" * size
     p = subprocess.Popen(["redis-cli", "-p", str(PORT), "--pipe"], stdin=subprocess.PIPE,
@@ -73,16 +88,8 @@ def main():
            "value_bytes": a.size, "runs": []}
     for k in [int(x) for x in a.keys.split(",")]:
         d = tempfile.mkdtemp()
-        srv = subprocess.Popen(["redis-server", "--port", str(PORT), "--bind", "127.0.0.1",
-                                "--save", "", "--appendonly", "no", "--dir", d,
-                                "--daemonize", "no"], stdout=subprocess.DEVNULL)
+        srv = start_server(d)
         try:
-            for _ in range(100):
-                try:
-                    cli("PING")
-                    break
-                except subprocess.CalledProcessError:
-                    time.sleep(0.05)
             base = int(info("memory")["used_memory"])
             load(k, a.size)
             mem = info("memory")
