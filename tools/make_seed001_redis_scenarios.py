@@ -29,7 +29,8 @@ def scenario(keys, bgsave):
          "swap": {"device": "zram", "zram": {"disksize": "5G", "comp_algorithm": "zstd"}},
          "workload": {"type": "redis",
                       "redis": {"keyspace": keys, "requests": keys, "set_requests": keys, "value_size": 1024,
-                                "clients": 12, "pipeline": 32, "maxmemory": "2500M", "bgsave": bgsave}}}
+                                "clients": 12, "pipeline": 32, "maxmemory": "2500M", "bgsave": bgsave,
+                                "data": "redis-1024"}}}
     src = {
         "machine.cores_per_socket": SEED + ": \"a ARM64 VM with 1536M memory 12 cores\" (one vCPU per core: inferred)",
         "machine.sockets": "inferred: one socket (not stated)",
@@ -52,6 +53,9 @@ def scenario(keys, bgsave):
         "workload.redis.pipeline": SEED + f": {cmd}",
         "workload.redis.set_requests": (f"inferred: the keys were loaded by the same command with -t set "
                                         f"(-r {keys} -n {keys}: ~63% of the keyspace; not stated)"),
+        "workload.redis.data": (SEED + f": {cmd} (inferred: the keys were loaded by redis-benchmark -d 1024, whose "
+                                "value is one 1 KiB string of 64 symbols in every key; its pages measured in "
+                                "calibration/compressors/redis-1024.json)"),
         "workload.redis.maxmemory": SEED + ": \"Redis is set to use 2500M memory\" (maxmemory, noeviction: inferred)",
         "workload.redis.bgsave": SEED + (": \"with BGSAVE\" (inferred: BGSAVE issued as the GET run starts)"
                                          if bgsave else ": \"no BGSAVE\""),

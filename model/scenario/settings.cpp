@@ -33,8 +33,8 @@ uint64_t pages_or_max(double bytes)
 
 namespace {
 
-// zram: its codec on the workload's data, per block order, from the measured table; usemem
-// data keeps the fitted 4 KiB costs of cost.compress.<codec>.usemem_* and scales them by the
+// zram: its codec on the workload's data (workload.swapinout.data, or workload.redis.data for
+// redis), per block order, from the measured table; usemem data keeps the fitted 4 KiB costs of cost.compress.<codec>.usemem_* and scales them by the
 // table's block-size trend.
 void derive_zram(Settings& s)
 {
@@ -44,7 +44,7 @@ void derive_zram(Settings& s)
     z.multi_order = zs.multi_pages ? zs.multi_pages_order : 0;
     const bool usemem = s.workload == WorkloadType::Usemem;
     const std::string& codec = zs.comp_algorithm;
-    const std::string kind = usemem ? "usemem" : zs.data;
+    const std::string kind = usemem ? "usemem" : s.workload == WorkloadType::Redis ? zs.redis_data : zs.data;
     z.data.zero_share = usemem ? 0 : zs.zero_pages_pct / 100;
     // Table ns on one vCPU of the measurement VM, taken at 2.5 GHz as the usemem costs are.
     const double s_per_ns = zs.kernel_factor * 1e-9 * 2.5e9 / k.hz;

@@ -41,6 +41,7 @@ struct ZramSettings {
     unsigned multi_pages_order = 0;  // swap.zram.multi_pages_order
     double kernel_factor = 1;        // cost.compress.kernel_factor
     std::string data;                // workload.swapinout.data: the data kind written
+    std::string redis_data;          // workload.redis.data: the data kind of redis-server's pages
     double zero_pages_pct = 0;       // workload.swapinout.zero_pages
 };
 

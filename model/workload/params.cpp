@@ -20,6 +20,9 @@ std::vector<int> allowed_cpus(const Config& cfg, const ParamDef& d, const Settin
 
 }  // namespace
 
+// The data kinds of calibration/compressors/table.json a workload's pages can be.
+const std::vector<std::string> kDataKinds = {"usemem", "mixed", "elf", "text", "random", "zero", "redis-1024"};
+
 // The kernel build's rows are read by name in run/run.cpp.
 constexpr const char* kKbuildByName = "read by name in run/run.cpp (kbuild): to bind to a KbuildConfig field";
 
@@ -37,6 +40,7 @@ void add_workload_params(Table& t)
     t.integer(Category::Workload, "workload.redis.pipeline", "", 32, 1, 10000, "redis-benchmark -P: GETs per client per round trip", "seed 001: -P 32").to(section::redis, &RedisConfig::pipeline);
     t.p({"workload.redis.maxmemory", Kind::Size, "bytes", 0.0, 0, 1e15, false, false, {}, "redis.conf maxmemory with the default noeviction policy: SETs that would pass it fail; 0: no limit", "seed 001: \"Redis is set to use 2500M memory\"", Category::Workload}).to(section::redis, &RedisConfig::maxmemory);
     t.integer(Category::Workload, "workload.redis.jemalloc_quantum", "bytes", 16, 8, 16, "jemalloc's quantum (size-class spacing below 64 B): 16 in Debian's system libjemalloc, 8 in Redis's bundled one (--with-lg-quantum=3)", "calibration/workloads/redis-get-1024.json: 1,371.0 B per key measured, 1,370.5 with 16 (1,354.5 with 8)").to(section::redis, &RedisConfig::jemalloc_quantum);
+    t.choice(Category::Workload, "workload.redis.data", "redis-1024", kDataKinds, "data kind of redis-server's anonymous pages, zram's compressed length and codec cost on them (calibration/compressors/table.json)", "calibration/compressors/redis-1024.json: the server's pages after redis-benchmark -t set -r 200000 -n 200000 -d 1024 (one 1 KiB value, genBenchmarkRandomData's 64 symbols, in every key), measured").to(section::zram_settings, &ZramSettings::redis_data);
     t.flag(Category::Workload, "workload.redis.bgsave", false, "BGSAVE at the start of the GET run: fork, the child writes every key to the RDB while the server serves", "seed 001: \"no BGSAVE\" / \"with BGSAVE\"").to(section::redis, &RedisConfig::bgsave);
     // ---- kernel build (workload/kbuild.hpp) ----
     t.integer(Category::Workload, "workload.kbuild.jobs", "", 1, 1, 4096, "make -j: recipes run at once", "seed 001: -j6 to -j48").no_field(kKbuildByName);
@@ -49,7 +53,7 @@ void add_workload_params(Table& t)
     t.nanos("cost.kbuild.fork_exec_ns", 100000, "make's fork of one recipe (the exec and the job's own syscalls are in its measured sys time)", "estimate: fork of a small process ~100 us").no_field(kKbuildByName);
     t.size(Category::Workload, "workload.swapinout.size", 100 * MiB, 4096, 1e13, "swapinout: bytes mapped, written, paged out (MADV_PAGEOUT) and read back per round", "seed 003: 100MiB").to(section::swapinout, &workload::SwapinoutConfig::size, whole_pages);
     t.integer(Category::Workload, "workload.swapinout.rounds", "", 100, 1, 100000, "swapinout: rounds of mmap, write, MADV_PAGEOUT, read, munmap", "seed 003: 100 times").to(section::swapinout, &workload::SwapinoutConfig::rounds);
-    t.choice(Category::Workload, "workload.swapinout.data", "mixed", {"usemem", "mixed", "elf", "text", "random", "zero"}, "swapinout: data kind written (compressors.md section 3; its measured ratio and cost per codec and block size)", "compressors.md section 6: mixed is the default typical anonymous page").to(section::zram_settings, &ZramSettings::data);
+    t.choice(Category::Workload, "workload.swapinout.data", "mixed", kDataKinds, "swapinout: data kind written (compressors.md section 3; its measured ratio and cost per codec and block size)", "compressors.md section 6: mixed is the default typical anonymous page").to(section::zram_settings, &ZramSettings::data);
     t.real(Category::Workload, "workload.swapinout.zero_pages", "%", 0, 0, 100, "swapinout: share of the written pages left zero (same-filled), spread over the mapping", "default: none besides the data kind's own").to(section::zram_settings, &ZramSettings::zero_pages_pct);
     t.integer(Category::Workload, "workload.usemem.nproc", "processes", 70, 1, 100000, "usemem -n: processes, one mapping each", "seed 000: usemem -n 70").to(section::usemem, &workload::UsememConfig::nproc);
     t.size(Category::Workload, "workload.usemem.size", 1.0 * GiB, 0, 1e14, "usemem size: bytes mapped and written per process", "seed 000: usemem 1g").to(section::usemem, &workload::UsememConfig::size, whole_pages);

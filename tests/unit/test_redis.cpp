@@ -10,6 +10,7 @@
 
 #include "kconfig_fixture.hpp"
 #include "kernel/kernel.hpp"
+#include "scenario/compressors.hpp"
 #include "run_cmd.hpp"
 #include "test_clock.hpp"
 #include "workload/redis.hpp"
@@ -158,4 +159,61 @@ TEST_CASE("redis: a page swapped out before the BGSAVE fork has swap count 2, an
     CHECK(k.vm[mm::PSWPIN] - in0 == pages);
     CHECK(k.cow.copies == rc.clients);   // the reply pages; the GETs write no dataset page
     CHECK(k.check_invariants() == "");
+}
+
+TEST_CASE("redis: the redis-1024 data kind is the measured server's pages: table.json holds the file's ratios and "
+          "converted costs", "[redis][zram]")
+{
+    std::ifstream f("calibration/compressors/redis-1024.json");
+    REQUIRE(f);
+    json m = json::parse(f);
+    REQUIRE(m.at("kind") == "redis-1024");
+    const json& here = m.at("measured_here").at("redis").at("codecs");
+    const struct { const char* name; unsigned order; } blocks[] = {{"4K", 0}, {"16K", 2}, {"64K", 4}, {"2M", 9}};
+    for (const char* codec : {"zstd", "lz4", "lzo-rle"}) {
+        const json& scale = m.at("scale_to_note_machine").at(codec);
+        for (const auto& b : blocks) {
+            INFO(codec << " " << b.name);
+            const json& r = here.at(codec).at(b.name);
+            const scenario::CodecPoint p = scenario::codec_point(codec, "redis-1024", b.order);
+            CHECK(p.ratio == Approx(r.at("ratio").get<double>()).epsilon(1e-6));
+            CHECK(p.comp_ns == Approx(r.at("comp_ns_per_4k").get<double>() * scale.at("comp").get<double>()).margin(1));
+            CHECK(p.decomp_ns == Approx(r.at("decomp_ns_per_4k").get<double>() * scale.at("decomp").get<double>()).margin(1));
+        }
+        // At 4K the ratio is the mean compressed page over 4 KiB, and below the mixed kind's:
+        // one 1 KiB value repeated three times a page.
+        const json& p4 = here.at(codec).at("4K");
+        CHECK(p4.at("ratio").get<double>() == Approx(p4.at("len_mean").get<double>() / 4096).epsilon(1e-3));
+        CHECK(scenario::codec_point(codec, "redis-1024", 0).ratio < 0.75 * scenario::codec_point(codec, "mixed", 0).ratio);
+        // A 16K block holds 12 copies of the value: far smaller than four 4K pages.
+        CHECK(scenario::codec_point(codec, "redis-1024", 2).ratio < 0.5 * scenario::codec_point(codec, "redis-1024", 0).ratio);
+    }
+    // The machine scale is the note's usemem time over this machine's, whose usemem ratios are
+    // the note's (the same data and libraries).
+    const json& usemem = m.at("measured_here").at("usemem").at("codecs");
+    for (const char* codec : {"zstd", "lz4", "lzo-rle"})
+        CHECK(usemem.at(codec).at("4K").at("ratio").get<double>() ==
+              Approx(scenario::codec_point(codec, "usemem", 0).ratio).epsilon(0.002));
+}
+
+TEST_CASE("redis: the server's pages as redis-1024 data take less zram memory per page and swap in faster than as "
+          "mixed data", "[redis][zram]")
+{
+    json redis = run_redis({});
+    json mixed = run_redis({"workload.redis.data=mixed"});
+    CHECK(redis["effective_config"]["workload"]["redis"]["data"] == "redis-1024");
+    auto ratio = [](const json& r) {
+        const json& z = r["devices"]["zram"]["mm_stat"];
+        return double(z["compr_data_size"]) / double(z["orig_data_size"]);
+    };
+    auto per_page = [](const json& r) {
+        const json& z = r["devices"]["zram"]["mm_stat"];
+        return double(z["mem_used_total"]) / double(z["orig_data_size"]);
+    };
+    // zram's compr_data_size / orig_data_size is the kind's measured 4K zstd ratio (scenario: zstd,
+    // order-0 folios), up to the same-filled pages and each object's rounding up to a byte.
+    CHECK(ratio(redis) == Approx(scenario::codec_point("zstd", "redis-1024", 0).ratio).epsilon(0.01));
+    CHECK(ratio(mixed) == Approx(scenario::codec_point("zstd", "mixed", 0).ratio).epsilon(0.01));
+    CHECK(per_page(redis) < 0.75 * per_page(mixed));
+    CHECK(double(redis["metrics"]["rps"]) > double(mixed["metrics"]["rps"]));
 }
