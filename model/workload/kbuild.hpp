@@ -7,8 +7,9 @@
 // sys time, peak RSS), drawn for each unit from the measured jobs with a seeded generator.
 // A job's anonymous heap grows to its peak RSS in `steps` equal steps; its user CPU time is
 // spread over the steps; after each step it touches `reuse` x (heap so far) / steps pages of
-// its heap again, uniformly at random (cc1's GC'd heap: the access pattern no trace gave, a
-// workload property with a physical range, workload.kbuild.heap_reuse). It then writes its
+// its heap again, uniformly at random (workload.kbuild.heap_reuse, measured on cc1 under valgrind
+// lackey by tools/measure_heap_reuse.sh: the distinct pages a job touches again per eighth of its
+// life). It then writes its
 // object file to tmpfs (shmem pages charged to the memcg: the build writes them) and exits,
 // freeing its heap. The link steps read every object and write their output to tmpfs.
 // The source tree is on tmpfs but was copied in outside the build's memcg: its pages are

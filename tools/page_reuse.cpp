@@ -1,0 +1,65 @@
+// Reads a valgrind lackey trace (`--tool=lackey --trace-mem=yes`) on stdin and prints, for the
+// traced process's data accesses, how its pages are touched again over its life: the life is cut
+// into S equal segments of data accesses (S = argv[1], default 8, the model's
+// workload.kbuild.steps), and per segment it counts the pages first touched and the distinct
+// pages touched again (first touched in an earlier segment). Used by tools/measure_heap_reuse.sh
+// for workload.kbuild.heap_reuse. The trace (tens of GB) is read once: each page keeps the list
+// of 2^16-access windows it was touched in, mapped to segments at the end.
+// Output: one JSON object on stdout.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
+#include <vector>
+
+int main(int argc, char** argv)
+{
+    const int segs = argc > 1 ? std::atoi(argv[1]) : 8;
+    const unsigned win_shift = 16;
+    std::unordered_map<uint64_t, std::vector<uint32_t>> pages;   // page -> windows touched
+    pages.reserve(1 << 20);
+    uint64_t n = 0;
+    char line[256];
+    while (std::fgets(line, sizeof line, stdin)) {
+        // data lines: " L addr,size", " S addr,size", " M addr,size"; instruction lines "I  ..."
+        if (line[0] != ' ' || (line[1] != 'L' && line[1] != 'S' && line[1] != 'M'))
+            continue;
+        uint64_t pg = std::strtoull(line + 3, nullptr, 16) >> 12;
+        uint32_t w = uint32_t(n++ >> win_shift);
+        std::vector<uint32_t>& v = pages[pg];
+        if (v.empty() || v.back() != w)
+            v.push_back(w);
+    }
+    const double windows = double((n >> win_shift) + 1);
+    std::vector<uint64_t> fresh(size_t(segs), 0), again(size_t(segs), 0);
+    for (auto& [pg, v] : pages) {
+        int last = -1;
+        for (uint32_t w : v) {
+            int s = std::min(segs - 1, int(double(w) * segs / windows));
+            if (s == last)
+                continue;
+            (last < 0 ? fresh : again)[size_t(s)]++;
+            last = s;
+        }
+    }
+    // The model's estimator: segment s touches have (1 - exp(-reuse / S)) distinct old pages,
+    // have = pages first touched before s. Solved over all segments together.
+    double have = 0, sum_have = 0, sum_again = 0;
+    for (size_t s = 0; s < size_t(segs); s++) {
+        sum_have += have;
+        sum_again += double(again[s]);
+        have += double(fresh[s]);
+    }
+    double frac = sum_have > 0 ? sum_again / sum_have : 0;
+    double reuse = frac <= 0 ? 0.0 : frac < 1 ? -double(segs) * std::log(1 - frac) : INFINITY;
+    std::printf("{\"accesses\": %llu, \"segments\": %d, \"pages\": %zu, \"fresh\": [",
+                (unsigned long long)n, segs, pages.size());
+    for (int s = 0; s < segs; s++)
+        std::printf("%s%llu", s ? ", " : "", (unsigned long long)fresh[size_t(s)]);
+    std::printf("], \"again\": [");
+    for (int s = 0; s < segs; s++)
+        std::printf("%s%llu", s ? ", " : "", (unsigned long long)again[size_t(s)]);
+    std::printf("], \"again_fraction\": %.4f, \"heap_reuse\": %.3f}\n", frac, reuse);
+    return 0;
+}
