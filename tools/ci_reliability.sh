@@ -23,11 +23,10 @@ while IFS= read -r name; do
     echo "FAILED under sanitisers: $name"; cat build-san/last.log; failed=1 failed_n=$((failed_n + 1))
   fi
 done < build-san/subset.txt
-# Findings (issue #28, docs/open-work.md): five tests of the subset failed here, most likely
-# because the child runs did not get thread contexts (now given to the engine at its start,
-# engine/sim.cpp). Until a clean pass is seen the step reports failures and gates CI only
-# with SWAPSIM_CI_STRICT=1.
-strict=${SWAPSIM_CI_STRICT:-0}
+# A failure under the sanitisers, or a fuzzing crash, fails CI (clean since the child runs got
+# thread contexts: 76 of 76 in 538 s on the loaded 2-core machine, stop 34). SWAPSIM_CI_STRICT=0
+# makes both report only, for a local look.
+strict=${SWAPSIM_CI_STRICT:-1}
 echo "sanitiser subset: $(( $(wc -l < build-san/subset.txt) - failed_n )) of $(wc -l < build-san/subset.txt) passed in $(( SECONDS - t0 )) s"
 if [ "$failed" != 0 ]; then
   echo "sanitiser subset: failures above"
