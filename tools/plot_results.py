@@ -31,7 +31,8 @@ def compare(args):
     cells = json.load(open(args.cells))
     fig, axes = plt.subplots(len(COMPARE_METRICS), 1, figsize=(22, 17))
     for ax, (metric, label) in zip(axes, COMPARE_METRICS):
-        rows = [c for c in cells if c["metric"] == metric and c["published"] and c["model"] is not None]
+        rows = [c for c in cells if c["metric"] == metric and c["published"] and c["model"] is not None
+                and c["table"].startswith("zswap-mthp-v7/")]
         xs = range(len(rows))
         pub = [c["published"] for c in rows]
         mod = [c["model"] for c in rows]
