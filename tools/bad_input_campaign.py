@@ -98,7 +98,7 @@ def build_cases():
     scen("kbuild_global_pressure", KBUILD, {"kernel.memcg.max": DEL, "machine.dram": "256M", "workload.kbuild.units": 8}, extra=q)
     scen("kbuild_with_usemem_section", KBUILD, {"workload.usemem.nproc": 0}, "bad", "$.workload.usemem.nproc", "validate")
     case("kbuild_set_jobs_exp", ["validate", KBUILD, "--set", "workload.kbuild.jobs=1e3"], "any", mention="workload.kbuild.jobs")
-    case("kbuild_wall_budget", ["run", KBUILD, "--set", "workload.kbuild.units=1000000", "--set", "sim.wall_limit=3s", "--out", "{W}/o"], "limit", "$.sim.wall_limit")
+    case("kbuild_wall_budget", ["run", KBUILD, "--set", "workload.kbuild.units=100000", "--set", "sim.wall_limit=3s", "--out", "{W}/o"], "limit", "$.sim.wall_limit")
     # --- B. zram ---------------------------------------------------------------------------------
     scen("zram_disksize_zero", ZRAM, {"swap.zram.disksize": "0"}, "bad", "$.swap.zram.disksize", "validate")
     scen("zram_disksize_huge", ZRAM, {"swap.zram.disksize": "1e16"}, "bad", "$.swap.zram.disksize", "validate")
