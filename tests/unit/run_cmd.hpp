@@ -120,4 +120,14 @@ inline nlohmann::json run_json(const std::string& scenario, const std::vector<st
     return nlohmann::json::parse(slurp((out / "result.json").string()));
 }
 
+// `swapsim run SCENARIO --set S ...` into a temporary folder, which must succeed; its result.json.
+inline nlohmann::json run_sets(const std::string& scenario, const std::vector<std::string>& sets)
+{
+    TempDir d;
+    std::vector<std::string> extra;
+    for (const auto& s : sets)
+        extra.insert(extra.end(), {"--set", s});
+    return run_json(scenario, extra, d.path);
+}
+
 }  // namespace swapsim_test

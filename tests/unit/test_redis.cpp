@@ -23,17 +23,7 @@ namespace {
 
 json run_redis(const std::vector<std::string>& sets)
 {
-    std::string t = (fs::temp_directory_path() / "swapsim_redis.XXXXXX").string();
-    fs::path dir = ::mkdtemp(t.data());
-    std::vector<std::string> args = {"run", "tests/data/redis-small.json", "--out", dir.string()};
-    for (const auto& s : sets)
-        args.insert(args.end(), {"--set", s});
-    auto r = swapsim_test::run_swapsim(args);
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    json j = json::parse(swapsim_test::slurp((dir / "result.json").string()));
-    fs::remove_all(dir);
-    return j;
+    return swapsim_test::run_sets("tests/data/redis-small.json", sets);
 }
 
 }  // namespace
