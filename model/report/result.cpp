@@ -210,6 +210,19 @@ json mm_stat(const mm::ZramStats& z, uint64_t mem_used_bytes)
             {"notify_free", z.notify_free}};
 }
 
+// The start of a result whose workload counts its own sys, user and elapsed time (kbuild: every
+// job's task, make's real time; Redis: the server over the GET run).
+json timed_result(const scenario::Config& cfg, RunView& v, double sys, double user, double elapsed)
+{
+    v.sys = sys;
+    v.user = user;
+    v.elapsed = elapsed;
+    json r;
+    r["scenario"] = cfg.s("name");
+    r["metrics"] = metric_values(v);
+    return r;
+}
+
 }  // namespace
 
 json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
@@ -232,15 +245,10 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
 json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
                   const workload::Kbuild& kb, double wall_s)
 {
-    json r;
-    r["scenario"] = cfg.s("name");
     const workload::KbuildResult& res = kb.result();
     RunView v{k};
     v.kbuild = &kb;
-    v.sys = res.sys_s;
-    v.user = res.user_s;
-    v.elapsed = res.real_s;
-    r["metrics"] = metric_values(v);
+    json r = timed_result(cfg, v, res.sys_s, res.user_s, res.real_s);
     add_common(r, cfg, scenario_text, k, res.real_s, wall_s);
     return r;
 }
@@ -248,15 +256,10 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
 json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
                   const workload::Redis& redis, double wall_s)
 {
-    json r;
-    r["scenario"] = cfg.s("name");
     const workload::RedisResult& res = redis.result();
     RunView v{k};
     v.redis = &redis;
-    v.sys = res.server_sys_s;
-    v.user = res.server_user_s;
-    v.elapsed = res.t_end - res.t_start;
-    r["metrics"] = metric_values(v);
+    json r = timed_result(cfg, v, res.server_sys_s, res.server_user_s, res.t_end - res.t_start);
     r["redis"] = {{"get_run_s", res.t_end - res.t_start}, {"hits", res.hits}, {"misses", res.misses},
                   {"bgsave_s", res.bgsave_s}, {"bgsave_done", res.bgsave_done},
                   {"bytes_per_key", redis.layout().per_key()}};
