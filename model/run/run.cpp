@@ -125,12 +125,13 @@ private:
 };
 
 // The result's physical invariants (report/invariants.hpp); a broken one is an internal error.
-void check_result(const nlohmann::json& r, const Config& cfg, size_t cpus)
+void check_result(const nlohmann::json& r, const kernel::KConfig& kc, size_t cpus)
 {
     report::Limits lim;
     lim.cpus = double(cpus);
-    lim.ram_bytes = cfg.num("machine.dram");
-    lim.memcg_max = cfg.num("kernel.memcg.max");
+    const double unit_bytes = double(kc.page_unit) * double(mm::PAGE_SIZE);   // sim.page_unit
+    lim.ram_bytes = double(kc.dram_pages) * unit_bytes;
+    lim.memcg_max = kc.memcg_max == UINT64_MAX ? INFINITY : double(kc.memcg_max) * unit_bytes;
     std::string bad = report::check_result(r, lim);
     if (!bad.empty())
         throw InternalError("invariant broken at the end of the run: " + bad);
@@ -223,24 +224,13 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
         double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
         nlohmann::json r = report::build_result(cfg, scenario_text, k, si, wall);
         if (opt.check_invariants)
-            check_result(r, cfg, 1);
+            check_result(r, set.kernel, 1);
         return r;
     }
     if (set.workload == scenario::WorkloadType::Kbuild) {
-        workload::KbuildConfig kb;
-        kb.jobs = int(cfg.i("workload.kbuild.jobs"));
-        kb.units = int(cfg.i("workload.kbuild.units"));
+        workload::KbuildConfig kb = set.kbuild;
         kb.profile = workload::kbuild_profile();
         kb.object_bytes = workload::kbuild_object_bytes();
-        for (int l = 0; l < int(cfg.i("workload.kbuild.link_steps")); l++)
-            kb.links.push_back({cfg.num("workload.kbuild.link_user"), 0, uint64_t(cfg.num("workload.kbuild.link_rss"))});
-        kb.heap_reuse = cfg.num("workload.kbuild.heap_reuse");
-        kb.steps = int(cfg.i("workload.kbuild.steps"));
-        kb.fork_exec_s = cfg.num("cost.kbuild.fork_exec_ns") * 1e-9;
-        kb.page_unit = kc.page_unit;
-        kb.user_bw = cfg.num("cost.user.write_bw") / kc.page_unit;   // bytes of a unit: U pages
-        kb.chunk = uint64_t(cfg.num("sim.write_chunk")) / kc.page_unit;   // the same pages per step
-        kb.seed = uint64_t(cfg.i("seed"));
         kb.cpus = hw::place_tasks(kc.topo, set.cpus, kb.jobs);
         workload::Kbuild kbuild(k, kb);
         EngineBarrier done(kb.jobs);
@@ -277,7 +267,7 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     nlohmann::json r = report::build_result(cfg, scenario_text, k, um, wall);
     if (opt.check_invariants)
-        check_result(r, cfg, set.cpus.size());
+        check_result(r, set.kernel, set.cpus.size());
     return r;
 }
 

@@ -185,6 +185,14 @@ void derive(Settings& s)
     s.redis.user_bw = s.usemem.user_write_bw;
     s.redis.chunk = s.usemem.write_chunk;
     s.redis.seed = s.usemem.seed;
+    // Kernel build: its memory loops step as usemem's, in units of sim.page_unit pages; the link
+    // tail is link_steps equal steps.
+    s.kbuild.page_unit = k.page_unit;
+    s.kbuild.user_bw = s.usemem.user_write_bw / k.page_unit;   // bytes of a unit: U pages
+    s.kbuild.chunk = s.usemem.write_chunk / k.page_unit;       // the same pages per step
+    s.kbuild.seed = s.usemem.seed;
+    s.kbuild.links.assign(size_t(std::max(0, s.kbuild.link_steps)),
+                          workload::KbuildJob{s.kbuild.link_user_s, 0, s.kbuild.link_rss});
 
     const hw::IaaParams& dev = k.iaa.dev;
     if (k.comp.hw && k.zswap && int(dev.offline.size()) >= dev.devices_per_socket * k.topo.sockets)
@@ -211,10 +219,16 @@ std::vector<FieldRef> derived_fields()
         field_ref(redis, &workload::RedisConfig::cpu), field_ref(redis, &workload::RedisConfig::child_cpu),
         field_ref(redis, &workload::RedisConfig::user_bw), field_ref(redis, &workload::RedisConfig::chunk),
         field_ref(redis, &workload::RedisConfig::seed),
+        field_ref(kbuild, &workload::KbuildConfig::page_unit), field_ref(kbuild, &workload::KbuildConfig::user_bw),
+        field_ref(kbuild, &workload::KbuildConfig::chunk), field_ref(kbuild, &workload::KbuildConfig::seed),
+        field_ref(kbuild, &workload::KbuildConfig::links),
+        // filled where the run starts (run.cpp): the compiled-in measured profile, the CPU placement
+        field_ref(kbuild, &workload::KbuildConfig::profile), field_ref(kbuild, &workload::KbuildConfig::object_bytes),
+        field_ref(kbuild, &workload::KbuildConfig::cpus),
         // sections
         field_ref(run, &Settings::kernel), field_ref(run, &Settings::usemem), field_ref(run, &Settings::platform),
         field_ref(run, &Settings::compressors), field_ref(run, &Settings::swapinout), field_ref(run, &Settings::zram),
-        field_ref(run, &Settings::redis),
+        field_ref(run, &Settings::redis), field_ref(run, &Settings::kbuild),
         field_ref(kernel, &KConfig::zram), field_ref(kernel, &KConfig::topo), field_ref(kernel, &KConfig::comp),
         field_ref(kernel, &KConfig::iaa), field_ref(kernel, &KConfig::ssd), field_ref(kernel, &KConfig::hdd),
         field_ref(kernel, &KConfig::c),
@@ -296,7 +310,7 @@ std::vector<std::string> binding_problems(const Registry& reg)
         info<kernel::CompressorModel>("kernel::CompressorModel"), info<kernel::IaaConfig>("kernel::IaaConfig"),
         info<hw::IaaParams>("hw::IaaParams"), info<hw::Topology>("hw::Topology"),
         info<hw::BlockDevParams>("hw::BlockDevParams"), info<hw::HddParams>("hw::HddParams"),
-        info<workload::UsememConfig>("workload::UsememConfig"),
+        info<workload::UsememConfig>("workload::UsememConfig"), info<workload::KbuildConfig>("workload::KbuildConfig"),
         info<engine::PlatformSpec>("engine::PlatformSpec"), info<Compressors>("Compressors"), info<IaaJobNs>("IaaJobNs"),
         info<workload::SwapinoutConfig>("workload::SwapinoutConfig"), info<ZramSettings>("ZramSettings"),
         info<workload::RedisConfig>("workload::RedisConfig"),

@@ -14,6 +14,7 @@
 #include "engine/sim.hpp"
 #include "kernel/config.hpp"
 #include "scenario/registry.hpp"
+#include "workload/kbuild.hpp"
 #include "workload/redis.hpp"
 #include "workload/swapinout.hpp"
 #include "workload/usemem.hpp"
@@ -53,6 +54,7 @@ struct Settings {
     workload::UsememConfig usemem;
     workload::SwapinoutConfig swapinout;
     workload::RedisConfig redis;
+    workload::KbuildConfig kbuild;
     ZramSettings zram;
     engine::PlatformSpec platform;
     Compressors compressors;
@@ -85,6 +87,7 @@ inline IaaJobNs& iaa_canned(Settings& s) { return s.compressors.iaa_canned; }
 inline workload::UsememConfig& usemem(Settings& s) { return s.usemem; }
 inline workload::SwapinoutConfig& swapinout(Settings& s) { return s.swapinout; }
 inline workload::RedisConfig& redis(Settings& s) { return s.redis; }
+inline workload::KbuildConfig& kbuild(Settings& s) { return s.kbuild; }
 inline ZramSettings& zram_settings(Settings& s) { return s.zram; }
 inline kernel::ZramConfig& zram(Settings& s) { return s.kernel.zram; }
 inline engine::PlatformSpec& platform(Settings& s) { return s.platform; }

@@ -42,7 +42,10 @@ struct KbuildConfig {
     int jobs = 1;                    // make -j
     int units = 2725;                // compile units
     std::vector<KbuildJob> profile;  // measured jobs, drawn with replacement
-    std::vector<KbuildJob> links;    // the serial link tail, in order
+    std::vector<KbuildJob> links;    // the serial link tail, in order (run.cpp: link_steps x link_*)
+    int link_steps = 3;              // workload.kbuild.link_steps
+    double link_user_s = 3;          // workload.kbuild.link_user
+    uint64_t link_rss = 256ull << 20;   // workload.kbuild.link_rss
     uint64_t object_bytes = 33023;   // .o written per unit
     double heap_reuse = 1;           // re-touches of a job's heap, in heaps, over its life
     int steps = 8;                   // heap growth steps per job
