@@ -210,9 +210,10 @@ json mm_stat(const mm::ZramStats& z, uint64_t mem_used_bytes)
             {"notify_free", z.notify_free}};
 }
 
-// The start of a result whose workload counts its own sys, user and elapsed time (kbuild: every
-// job's task, make's real time; Redis: the server over the GET run).
-json timed_result(const scenario::Config& cfg, RunView& v, double sys, double user, double elapsed)
+// The result of a workload that counts its own sys, user and elapsed time (kbuild: every job's
+// task, make's real time; Redis: the server over the GET run), `end` the run's last instant.
+json timed_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k, RunView& v,
+                  double sys, double user, double elapsed, double end, double wall_s)
 {
     v.sys = sys;
     v.user = user;
@@ -220,6 +221,7 @@ json timed_result(const scenario::Config& cfg, RunView& v, double sys, double us
     json r;
     r["scenario"] = cfg.s("name");
     r["metrics"] = metric_values(v);
+    add_common(r, cfg, scenario_text, k, end, wall_s);
     return r;
 }
 
@@ -248,9 +250,7 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     const workload::KbuildResult& res = kb.result();
     RunView v{k};
     v.kbuild = &kb;
-    json r = timed_result(cfg, v, res.sys_s, res.user_s, res.real_s);
-    add_common(r, cfg, scenario_text, k, res.real_s, wall_s);
-    return r;
+    return timed_result(cfg, scenario_text, k, v, res.sys_s, res.user_s, res.real_s, res.real_s, wall_s);
 }
 
 json build_result(const scenario::Config& cfg, const std::string& scenario_text, const kernel::Kernel& k,
@@ -259,11 +259,11 @@ json build_result(const scenario::Config& cfg, const std::string& scenario_text,
     const workload::RedisResult& res = redis.result();
     RunView v{k};
     v.redis = &redis;
-    json r = timed_result(cfg, v, res.server_sys_s, res.server_user_s, res.t_end - res.t_start);
+    json r = timed_result(cfg, scenario_text, k, v, res.server_sys_s, res.server_user_s, res.t_end - res.t_start,
+                          res.t_end, wall_s);
     r["redis"] = {{"get_run_s", res.t_end - res.t_start}, {"hits", res.hits}, {"misses", res.misses},
                   {"bgsave_s", res.bgsave_s}, {"bgsave_done", res.bgsave_done},
                   {"bytes_per_key", redis.layout().per_key()}};
-    add_common(r, cfg, scenario_text, k, res.t_end, wall_s);
     return r;
 }
 

@@ -256,6 +256,20 @@ void page_unit_applies(const Ctx& c)
                                             "none or sim.page_unit to 1", u));
 }
 
+// Fails `key` when `need` bytes exceed the memory the workload's cgroup can use (RAM, or
+// memory.max below it) plus the swap device: "<what> but memory (M) plus swap (S) hold T, and the
+// model has no OOM policy for <whom>: <fix>".
+void check_fits(const Ctx& c, const char* key, double need, const std::string& what, const char* whom,
+                const char* fix)
+{
+    const std::string& dev = c.cfg.s("swap.device");
+    const double mem = std::min(c.cfg.num("machine.dram"), c.cfg.num("kernel.memcg.max"));
+    const double swap = dev == "none" ? 0 : dev == "zram" ? c.cfg.num("swap.zram.disksize") : c.cfg.num("swap.size");
+    if (need > mem + swap)
+        c.fail(key, fmt::format("{} but memory ({}) plus swap ({}) hold {}, and the model has no OOM policy for {}: {}",
+                                what, size_str(mem), size_str(swap), size_str(mem + swap), whom, fix));
+}
+
 // A build whose tmpfs objects plus -j heaps exceed memory plus swap cannot finish, and the model
 // has no OOM policy for a build (make would fail at the first killed job).
 void kbuild_fits_memory_and_swap(const Ctx& c)
@@ -270,15 +284,10 @@ void kbuild_fits_memory_and_swap(const Ctx& c)
     double need = obj * double(c.cfg.i("workload.kbuild.units")) +
                   double(c.cfg.i("workload.kbuild.link_steps")) * c.cfg.num("workload.kbuild.link_rss") / 4 +
                   double(jobs) * heap;
-    double mem = std::min(c.cfg.num("machine.dram"), c.cfg.num("kernel.memcg.max"));
-    const std::string& dev = c.cfg.s("swap.device");
-    double swap = dev == "none" ? 0 : dev == "zram" ? c.cfg.num("swap.zram.disksize") : c.cfg.num("swap.size");
-    if (need > mem + swap)
-        c.fail("workload.kbuild.jobs",
-               fmt::format("make -j{} needs about {} ({} jobs' heaps of {} mean peak RSS plus the objects on tmpfs) "
-                           "but memory ({}) plus swap ({}) hold {}, and the model has no OOM policy for a build: "
-                           "lower -j or the units, or raise kernel.memcg.max or the swap size",
-                           jobs, size_str(need), jobs, size_str(heap), size_str(mem), size_str(swap), size_str(mem + swap)));
+    check_fits(c, "workload.kbuild.jobs", need,
+               fmt::format("make -j{} needs about {} ({} jobs' heaps of {} mean peak RSS plus the objects on tmpfs)", jobs,
+                           size_str(need), jobs, size_str(heap)),
+               "a build", "lower -j or the units, or raise kernel.memcg.max or the swap size");
 }
 
 // Redis (workload/redis.hpp): a jemalloc quantum of 8 or 16; a BGSAVE fork needs order-0 folios;
@@ -300,16 +309,11 @@ void redis_fits_memory_and_swap(const Ctx& c)
     const uint64_t keys = uint64_t(sets > 0 ? k * -std::expm1(sets * std::log1p(-1 / std::max(k, 2.0))) : k);
     workload::RedisLayout lay = workload::redis_layout(uint64_t(c.cfg.num("workload.redis.value_size")), unsigned(q));
     const double need = double(lay.used_memory(lay.keys_within(keys, uint64_t(c.cfg.num("workload.redis.maxmemory")))));
-    double mem = std::min(c.cfg.num("machine.dram"), c.cfg.num("kernel.memcg.max"));
-    const std::string& dev = c.cfg.s("swap.device");
-    double swap = dev == "none" ? 0 : dev == "zram" ? c.cfg.num("swap.zram.disksize") : c.cfg.num("swap.size");
-    if (need > mem + swap)
-        c.fail("workload.redis.keyspace",
-               fmt::format("{} keys of {} take {} of used_memory but memory ({}) plus swap ({}) hold {}, and the "
-                           "model has no OOM policy for Redis (the OOM killer would take the server): fewer keys, "
-                           "a workload.redis.maxmemory, more machine.dram or a larger swap device",
-                           keys, size_str(c.cfg.num("workload.redis.value_size")), size_str(need), size_str(mem),
-                           size_str(swap), size_str(mem + swap)));
+    check_fits(c, "workload.redis.keyspace", need,
+               fmt::format("{} keys of {} take {} of used_memory", keys, size_str(c.cfg.num("workload.redis.value_size")),
+                           size_str(need)),
+               "Redis (the OOM killer would take the server)",
+               "fewer keys, a workload.redis.maxmemory, more machine.dram or a larger swap device");
 }
 
 const std::vector<Check>& checks()
