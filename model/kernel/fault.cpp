@@ -403,19 +403,29 @@ unsigned Kernel::map_large_swapcache_folio(Ctx& c, MmStruct& m, Vma& v, uint32_t
                                "its swap entries (a partial map the model does not hold)");
     fo.clear(PG_orphan);
     fo.index = start;
-    fo.set(PG_mapped);
-    fo.set(PG_young);
+    return map_swapin_folio(c, m, v, idx, f, start, fo.swap, write);
+}
+
+// set_ptes of a whole swapped-in folio over PTEs [start, start + nr), the swap entries from `head`:
+// their PTE references go (swap_free_nr; a bypassing zram read frees the slots and the data), and
+// a write fault dirties the folio and takes it out of the swap cache (should_try_to_free_swap).
+// Returns the pages mapped from idx on.
+unsigned Kernel::map_swapin_folio(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, folio_t f, uint32_t start,
+                                  swp_offset_t head, bool write)
+{
+    const unsigned nr = folios[f].nr_pages();
+    folios[f].set(PG_mapped);
+    folios[f].set(PG_young);
     for (uint32_t j = 0; j < nr; j++)
         v.pte[start + j] = mk_pte(f);
     c.sys(cfg_.c.fault_per_pte * nr);
     m.rss_anon += nr;
     m.swapents -= nr;
-    swap_free_slots(c, fo.swap, nr);
+    swap_free_slots(c, head, nr);
     if (write) {
-        Folio& w = folios[f];
-        w.set(PG_dirty);
-        if (w.test(PG_swapcache))
-            swap_cache_del(c, f);   // should_try_to_free_swap -> folio_free_swap
+        folios[f].set(PG_dirty);
+        if (folios[f].test(PG_swapcache))
+            swap_cache_del(c, f);
     }
     return nr - (idx - start);
 }
@@ -458,18 +468,7 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
                 if (order)
                     vm.count_mthp(order, MTHP_STAT_SWPIN);
             }
-            Folio& fo = folios[f];
-            fo.set(PG_mapped);
-            fo.set(PG_young);
-            for (uint32_t j = 0; j < nr; j++)
-                v.pte[start + j] = mk_pte(f);
-            c.sys(k.fault_per_pte * nr);
-            m.rss_anon += nr;
-            m.swapents -= nr;
-            swap_free_slots(c, head, nr);   // swap_free_nr: the slots go, and zram's data with them
-            if (write)
-                fo.set(PG_dirty);
-            return nr - (idx - start);
+            return map_swapin_folio(c, m, v, idx, f, start, head, write);
         } else {
             uint32_t lo, hi;
             swapin_readahead_window(c, v, idx, &lo, &hi);

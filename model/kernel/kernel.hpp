@@ -421,6 +421,8 @@ private:
     unsigned do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx);
     unsigned do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool write);
     unsigned map_large_swapcache_folio(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, mm::folio_t f, bool write);
+    unsigned map_swapin_folio(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, mm::folio_t f, uint32_t start,
+                              mm::swp_offset_t head, bool write);
     unsigned do_wp_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx);
     // Every VMA that may map folio `f` (its owner's anon_vma), as (mm, vma index).
     const std::vector<uint32_t>* anon_vma_members(const mm::Folio& fo) const;

@@ -42,7 +42,7 @@ struct KbuildConfig {
     int jobs = 1;                    // make -j
     int units = 2725;                // compile units
     std::vector<KbuildJob> profile;  // measured jobs, drawn with replacement
-    std::vector<KbuildJob> links;    // the serial link tail, in order (run.cpp: link_steps x link_*)
+    std::vector<KbuildJob> links;    // the serial link tail, in order (derive(): link_steps x link_*)
     int link_steps = 3;              // workload.kbuild.link_steps
     double link_user_s = 3;          // workload.kbuild.link_user
     uint64_t link_rss = 256ull << 20;   // workload.kbuild.link_rss
