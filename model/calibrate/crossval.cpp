@@ -35,6 +35,13 @@ std::vector<std::string> families(const std::vector<Target>& targets)
     return out;
 }
 
+std::string base_metric(const std::string& metric)
+{
+    const std::string suffix = " change";
+    bool change = metric.size() > suffix.size() && metric.compare(metric.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return change ? metric.substr(0, metric.size() - suffix.size()) : metric;
+}
+
 std::vector<double> fit_linear(const std::vector<LinearCell>& cells, const std::set<std::string>& train,
                                const std::map<std::string, double>& weights, const std::vector<double>& lo,
                                const std::vector<double>& hi)
@@ -44,7 +51,7 @@ std::vector<double> fit_linear(const std::vector<LinearCell>& cells, const std::
     std::vector<std::vector<double>> A(n, std::vector<double>(n, 0));
     std::vector<double> b(n, 0);
     for (const auto& c : cells) {
-        auto w = weights.find(c.metric);
+        auto w = weights.find(base_metric(c.metric));
         if (!train.count(c.table) || w == weights.end() || w->second <= 0)
             continue;
         double r = c.published - c.base;
@@ -88,7 +95,11 @@ bool write_scaled_scenario(const std::string& path, double scale, const std::str
         double bytes = scenario::parse_size(v) / scale;
         v = fmt::format("{}K", std::max<long long>(4, (long long)(bytes / 4096 + 0.5) * 4));
     };
-    for (const char* p : {"/workload/usemem/size", "/kernel/memcg/high", "/kernel/memcg/max", "/swap/swapfile_free"}) {
+    // Global pressure (no memcg limit): the machine's memory is what the workload outgrows.
+    std::vector<const char*> sizes = {"/workload/usemem/size", "/kernel/memcg/high", "/kernel/memcg/max", "/swap/swapfile_free"};
+    if (!s.contains(json::json_pointer("/kernel/memcg/high")) && !s.contains(json::json_pointer("/kernel/memcg/max")))
+        sizes.push_back("/machine/dram");
+    for (const char* p : sizes) {
         json::json_pointer ptr(p);
         if (s.contains(ptr))
             shrink(s[ptr]);
@@ -152,6 +163,43 @@ std::vector<Target> targets_in(const std::vector<Target>& all, const std::set<st
             out.push_back(t);
     return out;
 }
+
+}  // namespace
+
+std::vector<Cell> as_changes(const std::vector<Cell>& cells, const std::map<std::string, Table>& tables,
+                             const std::set<std::string>& changes_only)
+{
+    std::vector<Cell> out;
+    std::map<std::string, const Cell*> by_key;
+    for (const Cell& c : cells) {
+        if (!changes_only.count(c.table))
+            out.push_back(c);
+        else
+            by_key[cell_key(c.table, c.column, c.metric)] = &c;
+    }
+    for (const std::string& id : changes_only) {
+        auto tb = tables.find(id);
+        if (tb == tables.end())
+            continue;
+        for (const ChangeColumn& ch : tb->second.changes)
+            for (const std::string& m : tb->second.metrics) {
+                auto nw = by_key.find(cell_key(id, ch.new_col, m)), base = by_key.find(cell_key(id, ch.base_col, m));
+                if (nw == by_key.end() || base == by_key.end())
+                    continue;
+                const Cell &a = *nw->second, &b = *base->second;
+                Cell c{id, ch.key, m + " change", std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+                if (a.published && b.published && *b.published > 0)
+                    c.published = *a.published / *b.published;
+                if (a.model && b.model && *b.model > 0)
+                    c.model = *a.model / *b.model;
+                c.rel_error = rel_error(c.published, c.model);
+                out.push_back(std::move(c));
+            }
+    }
+    return out;
+}
+
+namespace {
 
 // MAPE per metric of exp(prediction) against the published value, over cells of `tables`.
 json linear_errors(const std::vector<LinearCell>& cells, const std::set<std::string>& tables,
@@ -217,10 +265,21 @@ json cross_validate(const CrossValOptions& opt)
     }
 
     // Levels at the start (full size) and sensitivities (scaled; full size for the others).
-    std::vector<Cell> base_cells = opt.levels;
+    // A changes-only table's before/after pairs become one cell each (as_changes).
+    auto cells_of = [&](const std::vector<Target>& targets, const std::map<std::string, json>& res) {
+        return as_changes(make_cells(targets, opt.tables, res), opt.tables, opt.changes_only);
+    };
+    std::set<std::string> used;
+    for (const auto& t : opt.targets)
+        used.insert(t.table);
+    std::vector<Cell> levels;   // of the tables used (results/cells.json holds every table)
+    for (const Cell& c : opt.levels)
+        if (used.count(c.table))
+            levels.push_back(c);
+    std::vector<Cell> base_cells = as_changes(levels, opt.tables, opt.changes_only);
     if (base_cells.empty())
-        base_cells = make_cells(opt.targets, opt.tables, runner.run(opt.targets, x0, none, "start, full size"));
-    auto scaled0 = make_cells(opt.targets, opt.tables, runner.run(opt.targets, x0, scaled_of, "start, scaled"));
+        base_cells = cells_of(opt.targets, runner.run(opt.targets, x0, none, "start, full size"));
+    auto scaled0 = cells_of(opt.targets, runner.run(opt.targets, x0, scaled_of, "start, scaled"));
     std::map<std::string, double> log_scaled0;
     for (const auto& c : scaled0)
         if (c.model && *c.model > 0)
@@ -242,7 +301,7 @@ json cross_validate(const CrossValOptions& opt)
             throw std::invalid_argument(opt.free[i].name + ": its range leaves no room for a step");
         x[i] += h;
         steps[opt.free[i].name] = std::exp(x[i]);
-        auto cells = make_cells(opt.targets, opt.tables, runner.run(opt.targets, x, scaled_of, "step " + opt.free[i].name));
+        auto cells = cells_of(opt.targets, runner.run(opt.targets, x, scaled_of, "step " + opt.free[i].name));
         std::map<std::string, double> at;
         for (const auto& c : cells)
             if (c.model && *c.model > 0)
@@ -301,7 +360,7 @@ json cross_validate(const CrossValOptions& opt)
         f["train_tables"] = train;
         f["values"] = values_json(opt.free, x);
         f["on_bound"] = bound_report(opt.free, x, tlo, thi);
-        f["left_out"] = summarize(make_cells(held_targets, opt.tables, res));
+        f["left_out"] = summarize(cells_of(held_targets, res));
         f["left_out_linear"] = linear_errors(lin, held, dx);
         f["train_linear"] = linear_errors(lin, train, dx);
         f["committed_on_left_out"] = linear_errors(lin, held, std::vector<double>(n, 0));
@@ -351,6 +410,9 @@ std::string render_cross_validation(const json& r)
     for (const char* m : {"zswpout", "memcg_high"})
         if (std::find(metrics.begin(), metrics.end(), m) == metrics.end())
             metrics.push_back(m);
+    for (auto& [m, w] : r["weights"].items())   // the changes of changes-only tables (as_changes)
+        if (r["committed"]["per_metric"].contains(m + " change"))
+            metrics.push_back(m + " change");
     std::string md = "# Cross-validation: each table family left out of the fit\n\n";
     md += "Written by `swapsim calibrate --cross-validate` (README, Results). Each row fits the free costs on "
           "every other family and runs the left-out family's scenarios (full size, seed 1) with the fitted costs: "

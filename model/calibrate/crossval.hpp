@@ -40,11 +40,21 @@ struct LinearCell {
     std::vector<double> sens;
 };
 
+// "sys_s" for "sys_s change" (a change cell is weighted as its metric), else the metric itself.
+std::string base_metric(const std::string& metric);
+
 // Minimises sum over cells of tables in `train` of weight(metric) * (prediction - published)^2
 // over dx in [lo, hi] (box), by exact coordinate descent (the problem is a convex quadratic).
 std::vector<double> fit_linear(const std::vector<LinearCell>& cells, const std::set<std::string>& train,
                                const std::map<std::string, double>& weights, const std::vector<double>& lo,
                                const std::vector<double>& hi);
+
+// Tables whose absolute level is not fitted (their machine is inferred, e.g. seed 001's usemem
+// runs): each of their change columns becomes one cell per metric, column = the change's key,
+// metric "<metric> change", values new / baseline (published and model); other cells pass.
+std::vector<compare::Cell> as_changes(const std::vector<compare::Cell>& cells,
+                                      const std::map<std::string, compare::Table>& tables,
+                                      const std::set<std::string>& changes_only);
 
 // A scenario scaled down by `scale` (sizes divided, rounded to 4 KiB), written to `out`;
 // returns false (nothing written) if it is not a usemem scenario.
@@ -62,6 +72,7 @@ struct CrossValOptions {
     // Levels at the start from an earlier full-size run of the committed set (compare's
     // results/cells.json, mean of its seeds) instead of running them again.
     std::vector<compare::Cell> levels;
+    std::set<std::string> changes_only;   // tables fitted on their changes only (as_changes)
 };
 
 // Runs the folds (one per family, plus the fit on every family) and returns the report:

@@ -35,6 +35,7 @@ void usage(FILE* f)
         "                         [--free PARAM...] [--weights metric=w,...] [--max-evals N] [-j N]\n"
         "                         [--runs N] [--published FILE] [--targets FILE] [--start FILE] [--resume]\n"
         "       swapsim calibrate --cross-validate --out FILE.json [--free PARAM...] [--tables TABLE...]\n"
+        "                         [--changes-only TABLE...]\n"
         "                         [--weights metric=w,...] [--scale N] [--levels CELLS] [-j N] [--published FILE]\n"
         "                         [--targets FILE]\n"
         "\n"
@@ -66,6 +67,8 @@ void usage(FILE* f)
         "FILE.json and FILE.md get the left-out and training errors and the fitted costs.\n"
         "  --cross-validate      leave each family out in turn (above) instead of one fit\n"
         "  --tables TABLE...     the tables to use (default: every table of the targets file)\n"
+        "  --changes-only TABLE...  tables fitted and scored on their printed changes (after / before) only,\n"
+        "                        not their absolute values: runs on a machine the source does not state\n"
         "  --scale N             size divisor of the sensitivity runs (default 64)\n"
         "  --levels CELLS        the committed set's full-size results from compare --all (results/cells.json)\n"
         "                        instead of running them again\n");

@@ -27,7 +27,7 @@ namespace {
 struct XvalArgs {
     std::string out, published = "calibration/published/seed-tables.json", targets_path = "calibration/targets.json";
     std::string weights_arg = "throughput_kbps=1,elapsed_s=1,sys_s=1";
-    std::vector<std::string> free_names, table_ids;
+    std::vector<std::string> free_names, table_ids, changes_only;
     calibrate::CrossValOptions opt;
     std::string command = "swapsim calibrate";
 };
@@ -39,7 +39,8 @@ XvalArgs parse_args(int argc, char** argv)
     for (int i = 1; i < argc; i++)
         a.command += std::string(" ") + argv[i];
     const std::map<std::string, std::vector<std::string>*> lists = {{"--free", &a.free_names},
-                                                                   {"--tables", &a.table_ids}};
+                                                                   {"--tables", &a.table_ids},
+                                                                   {"--changes-only", &a.changes_only}};
     const std::map<std::string, std::string*> strings = {
         {"--out", &a.out}, {"--published", &a.published}, {"--targets", &a.targets_path}, {"--weights", &a.weights_arg}};
     list_args(argc, argv, lists, strings, "with --cross-validate (see swapsim calibrate --help)",
@@ -78,6 +79,13 @@ void resolve(XvalArgs& a)
         if (!a.opt.tables.count(id) || std::none_of(all.begin(), all.end(), [&](const auto& t) { return t.table == id; }))
             throw std::invalid_argument("--tables " + scenario::clip(id, 100) + ": no target of " + a.targets_path +
                                         " reproduces a published table of that id");
+    for (const auto& id : a.changes_only) {
+        if (!a.opt.tables.count(id) || (!a.table_ids.empty() && std::find(a.table_ids.begin(), a.table_ids.end(), id) == a.table_ids.end()))
+            throw std::invalid_argument("--changes-only " + scenario::clip(id, 100) + ": not one of the tables used (--tables)");
+        if (a.opt.tables.at(id).changes.empty())
+            throw std::invalid_argument("--changes-only " + scenario::clip(id, 100) + ": the table prints no change to fit");
+        a.opt.changes_only.insert(id);
+    }
     for (const auto& t : all)
         if (a.opt.tables.count(t.table) &&
             (a.table_ids.empty() || std::find(a.table_ids.begin(), a.table_ids.end(), t.table) != a.table_ids.end()))

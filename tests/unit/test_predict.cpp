@@ -117,6 +117,48 @@ TEST_CASE("cross-validation: a scaled scenario divides every size and keeps the 
     CHECK_FALSE(fs::exists(d.path / "z.json"));
 }
 
+TEST_CASE("cross-validation: a global-pressure scenario is scaled with its machine's memory, a memcg one is not", "[predict]")
+{
+    Dir d("swapsim_scaled_global");
+    const std::string global = "scenarios/swap-table-p1-v4/usemem-32x1536M-16G-global-pmem/before.json";
+    const std::string memcg = "scenarios/swap-table-p1-v4/usemem-31x1G-4G-memcg-pmem/before.json";
+    REQUIRE(calibrate::write_scaled_scenario(global, 64, (d.path / "g.json").string()));
+    REQUIRE(calibrate::write_scaled_scenario(memcg, 64, (d.path / "m.json").string()));
+    json g = json::parse(std::ifstream(d.path / "g.json")), m = json::parse(std::ifstream(d.path / "m.json"));
+    CHECK(g["machine"]["dram"] == "262144K");           // 16G / 64
+    CHECK(g["workload"]["usemem"]["size"] == "24576K"); // 1536M / 64
+    CHECK(m["machine"]["dram"] == json::parse(std::ifstream(memcg))["machine"]["dram"]);
+    CHECK(m["kernel"]["memcg"]["max"] == "65536K");
+}
+
+TEST_CASE("cross-validation: a changes-only table is scored on after / before, its absolute cells dropped", "[predict]")
+{
+    compare::Table t;
+    t.id = "s/t";
+    t.columns = {"before", "after"};
+    t.metrics = {"sys_s", "sum_throughput_mbps"};
+    t.changes.push_back({"after_vs_before", "Change", "after", "before"});
+    std::map<std::string, compare::Table> tables{{t.id, t}};
+    using C = compare::Cell;
+    std::vector<C> cells = {
+        {"s/t", "before", "sys_s", 200.0, 100.0, {}, {}}, {"s/t", "after", "sys_s", 150.0, 90.0, {}, {}},
+        {"s/t", "before", "sum_throughput_mbps", 10.0, 20.0, {}, {}}, {"s/t", "after", "sum_throughput_mbps", 12.0, 30.0, {}, {}},
+        {"other/x", "c", "sys_s", 5.0, 6.0, {}, {}}};
+    auto out = calibrate::as_changes(cells, tables, {"s/t"});
+    REQUIRE(out.size() == 3);
+    CHECK(out[0].table == "other/x");
+    CHECK(out[1].metric == "sys_s change");
+    CHECK(out[1].column == "after_vs_before");
+    CHECK(*out[1].published == Approx(0.75));
+    CHECK(*out[1].model == Approx(0.9));
+    CHECK(*out[1].rel_error == Approx(0.2));   // 0.9 / 0.75 - 1
+    CHECK(*out[2].model == Approx(1.5));
+    CHECK(calibrate::base_metric("sys_s change") == "sys_s");
+    CHECK(calibrate::base_metric("sys_s") == "sys_s");
+    // Without the table named, nothing changes.
+    CHECK(calibrate::as_changes(cells, tables, {}).size() == cells.size());
+}
+
 TEST_CASE("every fitted cost has a physical range with its source, and the committed fit sits inside it", "[predict][registry]")
 {
     const auto& reg = scenario::registry();
