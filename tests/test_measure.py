@@ -100,6 +100,23 @@ echo "8000 usecs to free memory"
     check(got["free_latency_us"] == 8000, "free latency line")
     check(t["workload"]["machine"]["c"]["anon_per_node_at_writes_done"] == {"N0": 34171142144, "N1": 0}, "numa")
 
+# The machine's scenario from recorded files (tests/data/machine: 2 sockets x 2 cores x 2 threads,
+# zram0 at priority 100 over a rotational sda2, zswap off, 64K mTHP always, 2M inherit under madvise).
+import machine_scenario as ms  # noqa: E402
+MROOT = os.path.join(ROOT, "tests", "data", "machine")
+sc = ms.scenario(MROOT, "fx", None, None, "64M")
+check(sc["machine"] == {"sockets": 2, "cores_per_socket": 2, "threads_per_core": 2, "cpu_freq": "2.1GHz",
+                        "dram": "8039424K"}, f"machine {sc['machine']}")
+check(sc["swap"] == {"device": "zram", "size": "4194300K", "zram": {"disksize": "4194304K", "comp_algorithm": "zstd"}},
+      f"swap {sc['swap']}")
+check(sc["kernel"]["zswap"] == {"enabled": False, "max_pool_percent": 20}, f"zswap {sc['kernel']['zswap']}")
+check(sc["kernel"]["mthp"] == {"enabled": "64K"} and sc["kernel"]["swappiness"] == 100, "mTHP sizes and swappiness")
+check(sc["kernel"]["version"] == "6.12" and sc["kernel"]["memcg"] == {"max": "64M"}, "kernel preset and memcg")
+check(all(k in sc["sources"] for k in ("machine.dram", "swap.device", "kernel.mthp.enabled")), "sources")
+swaps_hdd = "Filename Type Size Used Priority\n/dev/sda2 partition 8388604 0 -2\n"
+check(ms.swap_device(MROOT, swaps_hdd)[0] == "hdd", "a rotational partition is an hdd")
+check(ms.swap_device(MROOT, "Filename Type Size Used Priority\n")is None, "no swap")
+
 # swapsim compare reads the measurement file like the published tables.
 binary = sys.argv[1]
 with tempfile.TemporaryDirectory() as tmp:
@@ -119,4 +136,71 @@ with tempfile.TemporaryDirectory() as tmp:
     z = next(c for c in cells if c["metric"] == "zswpout")
     check(z["published"] == 572000 and z["model"] > 0, f"zswpout cell {z}")
     check(abs(z["rel_error"] - (z["model"] - 572000) / 572000) < 1e-12, "relative error")
-print("measure_usemem parsing and compare --published: ok")
+# End to end on the stand-in: measure with memory.max, write the machine's scenario and its
+# target, compare against it, and calibrate from the committed fit with a device preset.
+with tempfile.TemporaryDirectory() as tmp:
+    cg = os.path.join(tmp, "cg")
+    os.makedirs(cg)
+    for name, text in (("memory.current", "100\n"), ("memory.stat", read("memory.stat")), ("memory.events", ""),
+                       ("cgroup.procs", "")):
+        with open(os.path.join(cg, name), "w") as f:
+            f.write(text)
+    fake = os.path.join(tmp, "usemem")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\necho '67108864 bytes / 500000 usecs = 131072 KB/s'\n"
+                "echo '67108864 bytes / 600000 usecs = 109226 KB/s'\necho '900 usecs to free memory'\n")
+    os.chmod(fake, 0o755)
+    scen, tgt, pub = (os.path.join(tmp, n) for n in ("fx.json", "targets.json", "measured.json"))
+    env = dict(os.environ, PATH="/usr/bin:/bin")
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "measure_usemem.py"), "--table", "t/e2e",
+                          "--column", "zram", "--memory-max", "48M", "--cgroup", cg, "--usemem", fake,
+                          "--scenario", scen, "--targets", tgt, "--machine-root", MROOT, "--", "-n", "2", "32m"],
+                         capture_output=True, text=True, env=env)
+    check(out.returncode == 0, "measure_usemem --memory-max --scenario failed: " + out.stderr)
+    open(pub, "w").write(out.stdout)
+    check(open(os.path.join(cg, "memory.max")).read() == "48M", "memory.max written")
+    check(not os.path.exists(os.path.join(cg, "memory.high")), "no memory.high without --memory-high")
+    s = json.load(open(scen))
+    check(s["workload"] == {"type": "usemem", "usemem": {"nproc": 2, "size": "32M", "sleep": "0s"}}, f"workload {s['workload']}")
+    check(s["kernel"]["memcg"] == {"max": "48M"} and s["swap"]["device"] == "zram", "memcg and device")
+    t = json.load(open(tgt))["targets"]
+    check(len(t) == 1 and t[0]["scenario"] == scen and t[0]["table"] == "t/e2e", f"targets {t}")
+    out = subprocess.run([binary, "validate", scen], cwd=ROOT, capture_output=True, text=True)
+    check(out.returncode == 0, "the written scenario does not validate: " + out.stderr + out.stdout)
+    out = subprocess.run([binary, "compare", "t/e2e", "--published", pub, "--targets", tgt, "--json", "--no-write",
+                          "-j", "1", "--runs", "1"], cwd=ROOT, capture_output=True, text=True)
+    check(out.returncode == 0, "compare on the written target failed: " + out.stderr)
+    cells = json.loads(out.stdout[:out.stdout.rindex("]") + 1])
+    tp = next(c for c in cells if c["metric"] == "throughput_kbps")
+    check(tp["published"] == (131072 + 109226) / 2 and tp["model"] > 0, f"throughput cell {tp}")
+    committed = {p["name"]: p["default"] for p in json.loads(subprocess.run([binary, "params", "--json"], cwd=ROOT,
+                 capture_output=True, text=True).stdout)}
+    for extra, start_from in (([], "committed"), (["--no-builtin-params"], "registry")):
+        fit = os.path.join(tmp, f"fit-{start_from}.json")
+        out = subprocess.run([binary, "calibrate", "--published", pub, "--targets", tgt, "--train", "t/e2e",
+                              "--free-preset", "zram", "--max-evals", "2", "-j", "1", "--out", fit] + extra,
+                             cwd=ROOT, capture_output=True, text=True)
+        check(out.returncode == 0, "calibrate --published failed: " + out.stderr)
+        doc = json.load(open(fit))
+        check("cost.zram.write_page" in doc["free"] and "cost.reclaim.entry" in doc["free"], f"preset {doc['free']}")
+        start = doc["start"]["cost.reclaim.entry"]
+        if start_from == "committed":
+            check(abs(start - float(committed["cost.reclaim.entry"])) < 1e-6 * start, f"start {start} is not the committed fit")
+        else:
+            check(abs(start - float(committed["cost.reclaim.entry"])) > 0.01 * start, "--no-builtin-params starts from the committed fit")
+    # Every preset names fitted costs with a physical range (cross-validation needs both).
+    ranges = {p["name"]: p for p in json.loads(subprocess.run([binary, "params", "--json"], cwd=ROOT,
+              capture_output=True, text=True).stdout)}
+    for preset in ("zswap-zstd", "zswap-lz4", "zswap-lzo-rle", "zswap-iaa", "zram", "pmem", "ssd", "hdd"):
+        fit = os.path.join(tmp, f"fit-{preset}.json")
+        out = subprocess.run([binary, "calibrate", "--published", pub, "--targets", tgt, "--train", "t/e2e",
+                              "--free-preset", preset, "--max-evals", "1", "-j", "1", "--out", fit],
+                             cwd=ROOT, capture_output=True, text=True)
+        check(out.returncode == 0, f"--free-preset {preset}: " + out.stderr)
+        for name in json.load(open(fit))["free"]:
+            r = ranges[name]
+            check(r["fitted"] and r["min"] and r["min"] > 0 and r["max"] and r["max"] < 1e12, f"{preset}: {name} range")
+    bad = subprocess.run([binary, "calibrate", "--published", pub, "--targets", tgt, "--train", "t/e2e",
+                          "--free-preset", "ssdd", "--out", os.path.join(tmp, "x.json")], cwd=ROOT, capture_output=True, text=True)
+    check(bad.returncode == 2 and "one of zswap-zstd" in bad.stderr, "an unknown preset: " + bad.stderr)
+print("measure_usemem parsing, the machine's scenario, compare --published and calibrate --published: ok")

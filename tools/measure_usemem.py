@@ -8,7 +8,16 @@ FILE` use it like the published tables.
 Run as root on the machine to measure (cgroup v2, swap or zswap configured as you want it):
 
   tools/measure_usemem.py --table my/usemem-64k --column zstd --memory-high 40G \\
+      --scenario my-zstd.json --targets my-targets.json \\
       --usemem /path/to/usemem -- --init-time -w -O -s 10 -n 70 1g  > measured.json
+
+--memory-max sets memory.max (with or without --memory-high); --no-cgroup runs usemem under
+global memory pressure, without a cgroup (then no memcg counters). --scenario writes the
+machine's scenario for the run (tools/machine_scenario.py: CPUs, RAM, /proc/swaps, zswap, zram
+and mTHP settings, with the usemem command line as its workload), and --targets adds the
+target that maps the measured column to it: `swapsim compare --published measured.json
+--targets my-targets.json` and `swapsim calibrate --published measured.json --targets
+my-targets.json --train my/usemem-64k --free-preset zswap-zstd --out fit.json` then work.
 
 It creates a cgroup, sets memory.high, snapshots /proc/vmstat, memory.events,
 memory.swap.events and the per-size mTHP stats, runs usemem in the cgroup (under `perf stat`
@@ -217,21 +226,34 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--table", required=True, help="table id, e.g. my/usemem-64k")
     ap.add_argument("--column", required=True, help="column key for this run, e.g. zstd")
-    ap.add_argument("--memory-high", required=True, help="memory.high of the cgroup, e.g. 40G")
+    ap.add_argument("--memory-high", help="memory.high of the cgroup, e.g. 40G")
+    ap.add_argument("--memory-max", help="memory.max of the cgroup, e.g. 4G")
+    ap.add_argument("--no-cgroup", action="store_true",
+                    help="run usemem where this script runs (global memory pressure): no memcg counters")
+    ap.add_argument("--scenario", help="also write this machine's scenario for the run (tools/machine_scenario.py)")
+    ap.add_argument("--targets", help="add a target (table, column, that scenario) to this targets file")
+    ap.add_argument("--machine-root", default="/", help="read the machine's files for --scenario under DIR (tests)")
     ap.add_argument("--usemem", default="usemem", help="path of vm-scalability's usemem")
     ap.add_argument("--cgroup", default="/sys/fs/cgroup/swapsim-measure")
     ap.add_argument("--append", help="add the column to this measurement file")
     ap.add_argument("usemem_args", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
     args = [x for x in a.usemem_args if x != "--"]
-    try:
-        os.rmdir(a.cgroup)   # a fresh cgroup, so memory.peak is this run's (fails if in use: kept)
-    except OSError:
-        pass
-    os.makedirs(a.cgroup, exist_ok=True)
-    with open(os.path.join(a.cgroup, "memory.high"), "w") as f:
-        f.write(a.memory_high)
-    cg = lambda name: read(os.path.join(a.cgroup, name))
+    if a.no_cgroup == bool(a.memory_high or a.memory_max):
+        ap.error("give --memory-high and/or --memory-max (a memcg run), or --no-cgroup (global pressure)")
+    if a.targets and not a.scenario:
+        ap.error("--targets needs --scenario: the target names the scenario written for the run")
+    if not a.no_cgroup:
+        try:
+            os.rmdir(a.cgroup)   # a fresh cgroup, so memory.peak is this run's (fails if in use: kept)
+        except OSError:
+            pass
+        os.makedirs(a.cgroup, exist_ok=True)
+        for key, value in (("memory.high", a.memory_high), ("memory.max", a.memory_max)):
+            if value:
+                with open(os.path.join(a.cgroup, key), "w") as f:
+                    f.write(value)
+    cg = lambda name: "" if a.no_cgroup else read(os.path.join(a.cgroup, name))
     snap = lambda: (parse_kv(read("/proc/vmstat")), parse_kv(cg("memory.events")), parse_kv(cg("memory.swap.events")),
                     mthp_stats())
     swaps = parse_swaps(read("/proc/swaps"))
@@ -246,8 +268,8 @@ def main(argv):
         t0 = time.monotonic()
         ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         # stderr to a file: a full pipe nobody reads would stall usemem.
-        p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=errf, text=True,
-                             preexec_fn=lambda: open(procs, "w").write(str(os.getpid())))
+        enter = None if a.no_cgroup else (lambda: open(procs, "w").write(str(os.getpid())))
+        p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=errf, text=True, preexec_fn=enter)
         # While every process writes (no statistics line yet), sample which CPUs run them.
         writing = threading.Event()
         writing.set()
@@ -256,7 +278,7 @@ def main(argv):
         def sample():
             while writing.is_set() and p.poll() is None:
                 cpus = []
-                for pid in cg("cgroup.procs").split():
+                for pid in (cg("cgroup.procs") if not a.no_cgroup else str(p.pid)).split():
                     try:
                         state, cpu = parse_proc_stat(read(f"/proc/{pid}/stat"))
                     except (ValueError, IndexError):
@@ -275,7 +297,8 @@ def main(argv):
             if USEMEM_LINE.match(line.strip()):
                 writing.clear()
                 # The last statistics line leaves the snapshot of all writes done.
-                at_done = writes_done_metrics(int(cg("memory.current").strip() or 0), parse_kv(cg("memory.stat")))
+                if not a.no_cgroup:
+                    at_done = writes_done_metrics(int(cg("memory.current").strip() or 0), parse_kv(cg("memory.stat")))
                 numa = parse_numa_anon(cg("memory.numa_stat"))
         p.wait()
         errf.seek(0)
@@ -303,7 +326,53 @@ def main(argv):
         m["smt_shared_tasks"] = sum(shared) / len(shared)
     existing = json.load(open(a.append)) if a.append else None
     machine = {"swaps": swaps, "anon_per_node_at_writes_done": numa}
+    if a.scenario:
+        write_scenario(a, args)
     print(json.dumps(table_json(a.table, a.column, m, " ".join(cmd), existing, machine), indent=2))
+
+
+USEMEM_OPTS = {"-n": "nproc", "-s": "sleep"}
+
+
+def usemem_workload(args):
+    """The scenario's workload from usemem's command line (the options swapsim models)."""
+    u, src, i = {}, {}, 0
+    flags = {"--init-time": "init_time", "-O": "anonymous", "-y": "sync_rw", "-x": "sync_free", "-w": "wait"}
+    while i < len(args):
+        x = args[i]
+        if x in USEMEM_OPTS and i + 1 < len(args):
+            key = USEMEM_OPTS[x]
+            u[key] = int(args[i + 1]) if key == "nproc" else args[i + 1] + "s"
+            i += 2
+            continue
+        if x in flags and flags[x] != "wait":
+            u[flags[x]] = True
+        elif not x.startswith("-"):
+            u["size"] = x.upper() if x[-1:].lower() in "kmgt" else x
+        i += 1
+    u.setdefault("sleep", "0s")
+    for k in u:
+        src[f"workload.usemem.{k}"] = "the measured run's command line: usemem " + " ".join(args)
+    return {"workload": {"type": "usemem", "usemem": u}, "sources": src}
+
+
+def write_scenario(a, args):
+    """This machine's scenario for the run, and its target when --targets is given."""
+    import machine_scenario
+    name = f"{a.table.replace('/', '-')}-{a.column}"
+    s = machine_scenario.scenario(a.machine_root, name, usemem_workload(args), a.memory_high, a.memory_max)
+    with open(a.scenario, "w") as f:
+        json.dump(s, f, indent=2)
+        f.write("\n")
+    if a.targets:
+        doc = json.load(open(a.targets)) if os.path.exists(a.targets) else {"targets": []}
+        doc["targets"] = [t for t in doc["targets"] if (t["table"], t["column"]) != (a.table, a.column)]
+        doc["targets"].append({"table": a.table, "column": a.column, "scenario": a.scenario,
+                               "metrics": ["throughput_kbps", "elapsed_s", "sys_s", "zswpout", "pswpout",
+                                           "memcg_high", "pgmajfault"]})
+        with open(a.targets, "w") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
 
 
 if __name__ == "__main__":

@@ -33,8 +33,9 @@ void usage(FILE* f)
     std::fprintf(f,
         "usage: swapsim calibrate --train TABLE... --validate TABLE... --out FILE\n"
         "                         [--free PARAM...] [--weights metric=w,...] [--max-evals N] [-j N]\n"
-        "                         [--runs N] [--published FILE] [--targets FILE] [--start FILE] [--resume]\n"
-        "       swapsim calibrate --cross-validate --out FILE.json [--free PARAM...] [--tables TABLE...]\n"
+        "                         [--runs N] [--published FILE] [--targets FILE] [--start FILE | --no-builtin-params]\n"
+        "                         [--resume]\n"
+        "       swapsim calibrate --cross-validate --out FILE.json [--free PARAM...] [--free-preset NAME] [--tables TABLE...]\n"
         "                         [--changes-only TABLE...]\n"
         "                         [--weights metric=w,...] [--scale N] [--levels CELLS] [-j N] [--published FILE]\n"
         "                         [--targets FILE]\n"
@@ -47,10 +48,14 @@ void usage(FILE* f)
         "  --validate TABLE...   tables only reported at the end, to see how the fit generalises\n"
         "  --out FILE            the fitted parameter file (--params FILE for run, compare, sweep)\n"
         "  --free PARAM...       the costs to fit (default: every cost `swapsim params` marks fit_default);\n"
+        "  --free-preset NAME    add the costs a run on one swap back end moves: zswap-zstd, zswap-lz4,\n"
+        "                        zswap-lzo-rle, zswap-iaa, zram, pmem, ssd, hdd (docs/user-guide.md lists each)\n"
         "                        each may move within [start/8, start*8] and its registry range\n"
         "  --weights m=w,...     the metrics of the objective and their weights (default\n"
         "                        throughput_kbps=1,elapsed_s=1,sys_s=1; any metric of `swapsim metrics`)\n"
-        "  --start FILE          a parameter file to start from (default: the registry's documented defaults)\n"
+        "  --start FILE          a parameter file to start from, on the registry's documented defaults\n"
+        "                        (default: the committed fit, calibration/params/default.json, compiled in)\n"
+        "  --no-builtin-params   start from the registry's documented defaults instead of the committed fit\n"
         "  --max-evals N         stop after N evaluations of the training tables (default 150)\n"
         "  -j N                  simulations at a time (default: one per CPU)\n"
         "  --runs N              evaluate each scenario as the mean of seeds 1..N (default 1)\n"
@@ -79,7 +84,7 @@ struct Args {
     std::string out, published = "calibration/published/seed-tables.json", targets_path = "calibration/targets.json";
     std::string start_file, weights_arg = "throughput_kbps=1,elapsed_s=1,sys_s=1";
     int max_evals = 150, jobs = default_jobs(), runs = 1;
-    bool resume = false, help = false;
+    bool resume = false, help = false, builtin = true;
     std::string command = "swapsim";   // for the output file
 };
 
@@ -103,6 +108,12 @@ Args parse_args(int argc, char** argv)
             a.runs = int_arg(o, need(), 1, 100);
         else if (o == "--resume")
             a.resume = true;
+        else if (o == "--no-builtin-params")
+            a.builtin = false;
+        else if (o == "--free-preset") {
+            auto p = free_preset(need());
+            a.free_names.insert(a.free_names.end(), p.begin(), p.end());
+        }
         else
             return false;
         return true;
@@ -113,6 +124,8 @@ Args parse_args(int argc, char** argv)
         throw std::invalid_argument("--train and --out are required (see swapsim calibrate --help)");
     if (std::string bad = report::check_output_file(a.out); !bad.empty())   // before hours of fitting
         throw std::invalid_argument("--out " + a.out + ": " + bad);
+    if (!a.start_file.empty())
+        a.builtin = false;   // --start FILE applies on the registry defaults, as it always did
     return a;
 }
 
@@ -152,16 +165,19 @@ Inputs read_inputs(Args& a)
     return in;
 }
 
-// The starting point: --start FILE's values (or the registry defaults) for the free parameters.
+// The starting point, on the registry defaults: the committed fit (compiled in), --start FILE's
+// values, or nothing (--no-builtin-params). Every simulation of the fit runs on it.
 void read_start(const Args& a, Inputs& in)
 {
     scenario::LoadOptions lo;
-    lo.builtin_params = false;
+    lo.builtin_params = a.builtin;
     if (!a.start_file.empty())
         lo.param_files.push_back(a.start_file);
     in.start = scenario::load_defaults(lo);
     if (!a.start_file.empty())
         in.base_values = json::parse(scenario::read_input_file(a.start_file)).value("values", json::object());
+    else if (a.builtin)
+        in.base_values = json::parse(scenario::default_params_json()).value("values", json::object());
 }
 
 json output_doc(const Args& a, const Inputs& in, const calibrate::Evaluator& ev, const calibrate::FitResult& r)
@@ -206,6 +222,44 @@ json on_bound(const calibrate::Space& sp, const std::vector<double>& x)
 }
 
 }  // namespace
+
+const std::vector<FreePreset>& free_presets()
+{
+    const std::vector<std::string> common = {"cost.reclaim.entry", "cost.rmap.walk", "cost.lock.handoff_ns"};
+    auto with = [&](std::vector<std::string> own) {
+        std::vector<std::string> p = common;
+        p.insert(p.end(), own.begin(), own.end());
+        return p;
+    };
+    static const std::vector<FreePreset> presets = {
+        {"zswap-zstd", "zswap with zstd: the store path, the zs_pool class lock, zstd's in-kernel cost",
+         with({"cost.zswap.store_page", "cost.zsmalloc.class_hold", "cost.compress.zstd.usemem_comp"})},
+        {"zswap-lz4", "zswap with lz4", with({"cost.zswap.store_page", "cost.zsmalloc.class_hold", "cost.compress.lz4.usemem_comp"})},
+        {"zswap-lzo-rle", "zswap with lzo-rle",
+         with({"cost.zswap.store_page", "cost.zsmalloc.class_hold", "cost.compress.lzo-rle.usemem_comp"})},
+        {"zswap-iaa", "zswap on IAA (deflate-iaa): the store path, the class lock, the engine's fixed cost per job",
+         with({"cost.zswap.store_page", "cost.zsmalloc.class_hold", "cost.iaa.fixed.comp_base_ns"})},
+        {"zram", "a zram device: zram_write_page / zram_read_page around the codec, the class lock",
+         with({"cost.zram.write_page", "cost.zram.read_page", "cost.zsmalloc.class_hold"})},
+        {"pmem", "PMEM (SWP_SYNCHRONOUS_IO): the swap cache and its shadow-node list, the swap allocator's lock",
+         with({"cost.swapcache.add", "cost.workingset.shadow_list", "cost.swap.lock_hold"})},
+        {"ssd", "an SSD: bio submission, the swap cache and its shadow-node list",
+         with({"cost.bio.submit", "cost.swapcache.add", "cost.workingset.shadow_list"})},
+        {"hdd", "a rotational disk: bio submission, the swap allocator's lock", with({"cost.bio.submit", "cost.swap.lock_hold"})},
+    };
+    return presets;
+}
+
+std::vector<std::string> free_preset(const std::string& name)
+{
+    std::string names;
+    for (const FreePreset& p : free_presets()) {
+        if (name == p.name)
+            return p.params;
+        names += (names.empty() ? "" : ", ") + std::string(p.name);
+    }
+    throw std::invalid_argument("--free-preset " + scenario::clip(name, 60) + ": unknown preset; one of " + names);
+}
 
 std::vector<const scenario::ParamDef*> free_params(std::vector<std::string>& names)
 {

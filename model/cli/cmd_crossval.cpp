@@ -51,6 +51,10 @@ XvalArgs parse_args(int argc, char** argv)
                       a.opt.scale = int_arg(o, need(), 1, 1024);
                   else if (o == "-j")
                       a.opt.jobs = int_arg(o, need(), 1, 256);
+                  else if (o == "--free-preset") {
+                      auto p = free_preset(need());
+                      a.free_names.insert(a.free_names.end(), p.begin(), p.end());
+                  }
                   else
                       return o == "--cross-validate";
                   return true;
