@@ -158,6 +158,7 @@ struct KConfig {
     std::vector<unsigned> mthp_orders;    // enabled anon folio orders, highest first
     double mthp_alloc_fail = 0;           // what-if: share of large-folio allocations that fail
     bool thp_swap = true;
+    bool mthp_swapout = true;     // v6.10+: slots for any large folio (else only a PMD THP's)
     unsigned swappiness = 60;
     unsigned hz_jiffies = 1000;
     unsigned page_cluster = 3;

@@ -43,8 +43,9 @@ bool Kernel::add_to_swap(Ctx& c, folio_t f)
     unsigned order = fo.order, nr = fo.nr_pages();
     c.sys(cfg_.c.add_to_swap);
     swp_offset_t off = NO_SWAP;
-    // Without CONFIG_THP_SWAP a large folio gets no slots and is split.
-    if (swap && (order == 0 || cfg_.thp_swap)) {
+    // Without CONFIG_THP_SWAP a large folio gets no slots and is split; before v6.10 only a
+    // PMD-size one got them (thp_swap_suitable / folio_test_pmd_mappable).
+    if (swap && (order == 0 || (cfg_.thp_swap && (cfg_.mthp_swapout || order == HPAGE_PMD_ORDER)))) {
         SwapAllocTrace tr;
         off = swap->alloc(c.task.cpu, order, &tr);
         if (swapfile_full_at < 0 && cfg_.swapfile_slots && !swap->file_free())

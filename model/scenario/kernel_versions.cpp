@@ -8,6 +8,8 @@ namespace swapsim::scenario {
 const std::vector<KernelChange>& kernel_changes()
 {
     static const std::vector<KernelChange> changes = {
+        {"kernel.mthp_swapout", false, true, "6.10",
+         "v6.10: 'mm: swap: swap-out small-sized THP without splitting' (Ryan Roberts): add_to_swap gets contiguous slots for any large folio; v6.9 does so only for a PMD-size THP and splits the smaller ones"},
         {"kernel.zswap.large_folios", false, true, "6.13",
          "v6.13: 'mm: ZSWAP swap-out of mTHP folios' (Kanchana P Sridhar; v7 = seed 000, patch 'mm: zswap: Support mTHP swapout in zswap_store()'): zswap_store() stores a large folio page by page; v6.12 rejects it"},
         {"kernel.swap_alloc", "si_lock", "cluster_lock", "6.14",
@@ -23,6 +25,9 @@ const std::vector<KernelChange>& kernel_changes()
 const std::vector<KernelVersion>& kernel_versions()
 {
     static const std::vector<KernelVersion> versions = {
+        {"6.9", 609, ""},
+        {"6.10", 610, ""},
+        {"6.11", 611, ""},
         {"mm-unstable-2024-09-23", 612, "seed 000's 'before' tree, commit acfabf7e197f (zswap-mTHP v7 applies on it): v6.12 mm"},
         {"6.12", 612, ""},
         {"6.13", 613, ""},
@@ -30,6 +35,7 @@ const std::vector<KernelVersion>& kernel_versions()
         {"6.15", 615, ""},
         {"6.17", 617, ""},
         {"6.18", 618, ""},
+        {"mm-unstable-2025-10", 618, "the later zswap compress-batching postings' tree: v6.18-rc mm, which has the swap table (phase I in mm-unstable from 2025-09); the batching itself is the series' kernel.zswap.batch_size"},
     };
     return versions;
 }

@@ -7,6 +7,7 @@
 
 #include "scenario/kernel_versions.hpp"
 #include "scenario/registry.hpp"
+#include "run_cmd.hpp"
 
 using namespace swapsim::scenario;
 namespace fs = std::filesystem;
@@ -121,4 +122,22 @@ TEST_CASE("kernel.version: effective config records the version and what it impl
         for (const auto& ch : kernel_changes())
             CHECK(c.origin(ch.key) != "kernel.version");
     }
+}
+
+TEST_CASE("kernel.version: before v6.10 a 64K folio is split for swap-out, a 2M THP is not", "[kernel_version][run]")
+{
+    using swapsim_test::run_sets;
+    const std::string small = SWAPSIM_SOURCE_DIR "/tests/data/small.json";
+    // SSD swap without zswap, so that the split is the only difference the version makes.
+    auto m69 = run_sets(small, {"kernel.version=6.9", "kernel.zswap.enabled=false"})["metrics"];
+    auto m610 = run_sets(small, {"kernel.version=6.10", "kernel.zswap.enabled=false"})["metrics"];
+    CHECK(m610["swpout_64kB"].get<double>() > 0);
+    CHECK(m69["swpout_64kB"].get<double>() == 0);
+    CHECK(m69["pswpout"].get<double>() > 0);
+    CHECK(m69["split_64kB"].get<double>() > 0);
+    auto t69 = run_sets(small, {"kernel.version=6.9", "kernel.zswap.enabled=false", "kernel.mthp.enabled=2M"})["metrics"];
+    CHECK(t69["thp_swpout"].get<double>() > 0);
+    CHECK(with_sets({"kernel.version=6.9"}).origin("kernel.mthp_swapout") == "kernel.version");
+    CHECK_FALSE(with_sets({"kernel.version=6.9"}).b("kernel.mthp_swapout"));
+    CHECK(with_sets({"kernel.version=mm-unstable-2025-10"}).s("kernel.swap_cache") == "swap_table");
 }
