@@ -18,13 +18,14 @@ inline int64_t bin_of(double x)
 }  // namespace
 
 namespace {
+constexpr size_t kBlockAlign = 64;   // a block's bitmaps fill its first cache line
 // Blocks are raw storage (a Block is trivially destructible): the list frees them at exit,
 // so LeakSanitizer sees no leak.
 struct FreeBlocks : std::vector<void*> {
     ~FreeBlocks()
     {
         for (void* p : *this)
-            ::operator delete(p);
+            ::operator delete(p, std::align_val_t(kBlockAlign));
     }
 };
 std::vector<void*>& free_blocks()
@@ -39,13 +40,16 @@ Lock::Block* Lock::get_block(int64_t id)
     auto& f = free_blocks();
     Block* b;
     if (f.empty()) {
-        b = new (::operator new(sizeof(Block))) Block;
+        static_assert(alignof(Block) == kBlockAlign, "");
+        b = new (::operator new(sizeof(Block), std::align_val_t(kBlockAlign))) Block;
     } else {
         b = static_cast<Block*>(f.back());
         f.pop_back();
     }
     b->id = id;
-    b->inited = 0;   // cleared lazily (at()): most blocks see only their first bins booked
+    // Only the bitmaps are cleared: a bin's `used` is set when it is first booked.
+    std::fill(std::begin(b->booked), std::end(b->booked), 0);
+    std::fill(std::begin(b->full), std::end(b->full), 0);
     return b;
 }
 
@@ -83,7 +87,7 @@ Lock& Lock::operator=(const Lock& o)
 
 Lock::Lock(Lock&& o) noexcept
     : handoff_(o.handoff_), st_(o.st_), ring_(std::move(o.ring_)), hot_(o.hot_), hot_id_(o.hot_id_),
-      hot_inited_(o.hot_inited_), floor_(o.floor_),
+      floor_(o.floor_),
       iv_(std::move(o.iv_)), latest_(o.latest_), last_end_(std::move(o.last_end_))
 {
     o.ring_.clear();
@@ -119,9 +123,8 @@ size_t Lock::blocks() const
     return n;
 }
 
-Lock::Bin* Lock::find(int64_t b)
+Lock::Block* Lock::block(int64_t id)
 {
-    int64_t id = b >> kBlockShift;
     if (id != hot_id_) {
         if (ring_.empty())
             return nullptr;
@@ -130,34 +133,47 @@ Lock::Bin* Lock::find(int64_t b)
             return nullptr;
         set_hot(blk);
     }
-    int32_t i = int32_t(b & ((1 << kBlockShift) - 1));
-    return i < hot_inited_ ? &hot_->bins[i] : nullptr;
+    return hot_;
 }
 
-Lock::Bin& Lock::at(int64_t b)
+Lock::Block& Lock::block_at(int64_t id)
 {
-    int64_t id = b >> kBlockShift;
     if (id != hot_id_) {
         if (ring_.empty())
             ring_.assign(size_t(kRing), nullptr);
         Block*& slot = ring_[size_t(id & (kRing - 1))];
         if (!slot || slot->id != id) {
-            // A new block replaces the one of its slot, which find() can no longer reach; other
-            // stale blocks go back to the free list at the next prune().
+            // A new block replaces the one of its slot, which block() can no longer reach;
+            // other stale blocks go back to the free list at the next prune().
             if (slot)
                 put_block(slot);
             slot = get_block(id);
         }
         set_hot(slot);
     }
-    Block* blk = hot_;
-    int32_t i = int32_t(b & ((1 << kBlockShift) - 1));
-    if (hot_inited_ <= i) {
-        for (; hot_inited_ <= i; hot_inited_++)
-            blk->bins[hot_inited_] = Bin{};
-        blk->inited = hot_inited_;
-    }
-    return blk->bins[i];
+    return *hot_;
+}
+
+namespace {
+inline bool test_bit(const uint64_t* m, int i) { return (m[i >> 6] >> (i & 63)) & 1; }
+inline void set_bit(uint64_t* m, int i) { m[i >> 6] |= uint64_t(1) << (i & 63); }
+}  // namespace
+
+float Lock::used(int64_t b)
+{
+    Block* blk = block(b >> kBlockShift);
+    int i = int(b & (kBlockBins - 1));
+    return blk && test_bit(blk->booked, i) ? blk->used[i] : 0.0f;
+}
+
+void Lock::set_used(int64_t b, float u)
+{
+    Block& blk = block_at(b >> kBlockShift);
+    int i = int(b & (kBlockBins - 1));
+    blk.used[i] = u;
+    set_bit(blk.booked, i);
+    if (u >= kFull)
+        set_bit(blk.full, i);
 }
 
 void Lock::prune(double now)
@@ -186,21 +202,27 @@ void Lock::prune(double now)
     }
 }
 
-int64_t Lock::find_room(int64_t b, Bin** room)
+int64_t Lock::find_room(int64_t b, float* u)
 {
-    // Follow skip offsets over full bins, then compress the path.
-    int64_t cur = b;
-    Bin* r = find(cur);
-    for (; r && r->used >= kFull; r = find(cur))
-        cur += std::max<int32_t>(1, r->skip);
-    *room = r;   // the loop below visits only bins found above: at() allocates nothing
-    for (int64_t x = b; x < cur;) {
-        Bin& bx = at(x);
-        int64_t next = x + std::max<int32_t>(1, bx.skip);
-        bx.skip = int32_t(std::min<int64_t>(cur - x, INT32_MAX));
-        x = next;
+    // The first bin that is not full, from the blocks' bitmaps; a block never booked is empty.
+    for (int64_t cur = b;;) {
+        Block* blk = block(cur >> kBlockShift);
+        if (!blk) {
+            *u = 0;
+            return cur;
+        }
+        int i = int(cur & (kBlockBins - 1));
+        int w = i >> 6;
+        uint64_t room = ~blk->full[w] & (~uint64_t(0) << (i & 63));
+        while (!room && ++w < kBlockBins / 64)
+            room = ~blk->full[w];
+        if (room) {
+            int j = w * 64 + __builtin_ctzll(room);
+            *u = test_bit(blk->booked, j) ? blk->used[j] : 0.0f;
+            return (cur & ~int64_t(kBlockBins - 1)) + j;
+        }
+        cur = (cur | (kBlockBins - 1)) + 1;   // the next block
     }
-    return cur;
 }
 
 namespace {
@@ -242,8 +264,7 @@ void Lock::to_bins()
             double take = std::min(z, bs + kBin) - std::max(a, bs);
             if (take <= 0)
                 continue;
-            Bin& bin = at(b);
-            bin.used = float(std::min(double(kBin), double(bin.used) + take));
+            set_used(b, float(std::min(double(kBin), double(used(b)) + take)));
         }
     }
     iv_.clear();
@@ -260,9 +281,9 @@ double Lock::acquire_one(double t, double hold, double from)
         t = from = double(b) * kBin;
     }
     // Where would the hold begin? Contended acquisitions also pay the cache-line handoff.
-    Bin* rb;
-    int64_t r = find_room(b, &rb);
-    double start = std::max(from, double(r) * kBin + (rb ? double(rb->used) : 0.0));
+    float u;
+    int64_t r = find_room(b, &u);
+    double start = std::max(from, double(r) * kBin + double(u));
     double h = hold;
     if (start > t + 1e-12) {
         h += handoff_;
@@ -272,26 +293,22 @@ double Lock::acquire_one(double t, double hold, double from)
     // start; the hold spills into the next bins with room.
     double left = h, pos = start;
     int64_t cur = r;
-    Bin* bp = rb;   // the bin at cur, when already looked up
+    bool known = true;   // u is what bin cur holds
     while (left > 0) {
-        if (!bp)
-            bp = &at(cur);
-        if (bp->used >= kFull) {
-            cur = find_room(cur, &bp);
-            if (!bp)
-                bp = &at(cur);
-        }
-        Bin& bin = *bp;
+        if (!known)
+            u = used(cur);
+        if (u >= kFull)
+            cur = find_room(cur, &u);
+        known = false;   // cur moves on below
         double bs = double(cur) * kBin;
-        double from = std::max(pos, bs + double(bin.used));
-        double take = std::min({left, bs + kBin - from, kBin - double(bin.used)});
-        bp = nullptr;   // cur moves on below
+        double from = std::max(pos, bs + double(u));
+        double take = std::min({left, bs + kBin - from, kBin - double(u)});
         if (take <= 0) {
-            bin.used = float(kBin);
+            set_used(cur, float(kBin));
             cur++;
             continue;
         }
-        bin.used = float(double(bin.used) + take);
+        set_used(cur, float(double(u) + take));
         left -= take;
         pos = from + take;
         if (left > 0)
@@ -339,8 +356,7 @@ double Lock::load(double from, double to)
     int64_t a = int64_t(std::floor(from / kBin)), z = int64_t(std::ceil(to / kBin));
     double sum = 0;
     for (int64_t b = a; b < z; b++)
-        if (Bin* x = find(b))
-            sum += double(x->used);
+        sum += double(used(b));
     return sum / (to - from);
 }
 

@@ -15,8 +15,10 @@
 // would have queued behind, and the one that plans first wins.
 // Granularity: a lightly used lock keeps its busy intervals of the last 4 ms exactly (the
 // hold starts at the first idle gap); once it holds more than 256 intervals it switches to
-// bins of 0.25 us in blocks of 64 us, keeping 16 ms of blocks. Acquisitions a task plans
-// ahead of the engine's clock (a reclaim pass) take their place in the future.
+// bins of 0.25 us in blocks of 64 us, keeping 16 ms of blocks. A block's bitmaps of booked
+// and full bins find the first bin with room without reading the bins passed over.
+// Acquisitions a task plans ahead of the engine's clock (a reclaim pass) take their place in
+// the future.
 // Leaves out: NUMA-unfair handoff, the MCS queue's exact order within a bin, lock stealing
 // by a CPU not yet queued.
 #pragma once
@@ -70,16 +72,17 @@ public:
     Lock& operator=(Lock&& o) noexcept;
 
 private:
-    struct Bin {
-        float used = 0;    // seconds booked in this bin
-        int32_t skip = 0;  // full bin: distance to a later bin that had room
-    };
     static constexpr int kBlockShift = 8;    // 256 bins (64 us) per block
+    static constexpr int kBlockBins = 1 << kBlockShift;
     static constexpr int64_t kRing = 256;    // blocks kept per lock: 16 ms
-    struct Block {
+    // A block's two bitmaps (one cache line) answer most lookups: a bin that was never booked
+    // is empty (its `used` is not read), a full bin is passed over without reading it. A
+    // lookup reads `used` only for a partly booked bin.
+    struct alignas(64) Block {
+        uint64_t booked[kBlockBins / 64];   // bin i has hold time: used[i] is set
+        uint64_t full[kBlockBins / 64];     // used[i] >= kFull: no room left
         int64_t id;
-        int32_t inited;   // bins [0, inited) are set; later ones are cleared when first reached
-        Bin bins[1 << kBlockShift];
+        float used[kBlockBins];             // seconds booked in each bin
     };
     static Block* get_block(int64_t id);      // from a process-wide free list
     static void put_block(Block* b);
@@ -88,24 +91,24 @@ private:
     double queue_turn(const Acquirer& who, double t, double hold);   // earliest start, MCS order
     double acquire_interval(double t, double hold);
     void to_bins();
-    Bin* find(int64_t b);            // nullptr: an empty bin that was never booked
-    Bin& at(int64_t b);              // materialise
-    // First bin >= b with room (path-compressed); *room is that bin, or nullptr if never booked.
-    int64_t find_room(int64_t b, Bin** room);
+    Block* block(int64_t id);        // nullptr: no bin of it was ever booked
+    Block& block_at(int64_t id);     // materialise
+    float used(int64_t b);           // booked in bin b (0 if never booked)
+    void set_used(int64_t b, float u);
+    // First bin >= b with room; *u is what it holds.
+    int64_t find_room(int64_t b, float* u);
 
     double handoff_;
     LockStats st_;
     std::vector<Block*> ring_;        // bin mode: block id % kRing -> block
-    // The block last found, in ring_ (most lookups hit it), with copies of its id and inited
-    // count: a lookup that hits it reads no block header (a cache miss on a busy run).
+    // The block last found, in ring_ (most lookups hit it), with a copy of its id: a lookup
+    // that hits it reads no block header.
     Block* hot_ = nullptr;
     int64_t hot_id_ = INT64_MIN;
-    int32_t hot_inited_ = 0;          // == hot_->inited
     void set_hot(Block* b)
     {
         hot_ = b;
         hot_id_ = b ? b->id : INT64_MIN;
-        hot_inited_ = b ? b->inited : 0;
     }
     int64_t floor_ = INT64_MIN;       // bins before this were pruned
     BusyTimeline iv_;                 // interval mode
