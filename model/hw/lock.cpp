@@ -35,7 +35,7 @@ std::vector<void*>& free_blocks()
 }
 }  // namespace
 
-Lock::Block* Lock::get_block(int64_t id)
+Lock::Block* Lock::get_block()
 {
     auto& f = free_blocks();
     Block* b;
@@ -46,7 +46,6 @@ Lock::Block* Lock::get_block(int64_t id)
         b = static_cast<Block*>(f.back());
         f.pop_back();
     }
-    b->id = id;
     // Only the bitmaps are cleared: a bin's `used` is set when it is first booked.
     std::fill(std::begin(b->booked), std::end(b->booked), 0);
     std::fill(std::begin(b->full), std::end(b->full), 0);
@@ -60,11 +59,11 @@ void Lock::put_block(Block* b)
 
 void Lock::release_all()
 {
-    set_hot(nullptr);
-    for (Block*& b : ring_)
-        if (b) {
-            put_block(b);
-            b = nullptr;
+    set_hot({});
+    for (Slot& s : ring_)
+        if (s.b) {
+            put_block(s.b);
+            s.b = nullptr;
         }
 }
 
@@ -91,7 +90,7 @@ Lock::Lock(Lock&& o) noexcept
       iv_(std::move(o.iv_)), latest_(o.latest_), last_end_(std::move(o.last_end_))
 {
     o.ring_.clear();
-    o.set_hot(nullptr);
+    o.set_hot({});
     o.iv_.clear();
 }
 
@@ -102,8 +101,9 @@ Lock& Lock::operator=(Lock&& o) noexcept
         handoff_ = o.handoff_;
         st_ = o.st_;
         ring_ = std::move(o.ring_);
-        set_hot(o.hot_);
-        o.set_hot(nullptr);
+        hot_ = o.hot_;
+        hot_id_ = o.hot_id_;
+        o.set_hot({});
         floor_ = o.floor_;
         iv_ = std::move(o.iv_);
         latest_ = o.latest_;
@@ -118,40 +118,36 @@ Lock& Lock::operator=(Lock&& o) noexcept
 size_t Lock::blocks() const
 {
     size_t n = 0;
-    for (const Block* b : ring_)
-        n += b != nullptr;
+    for (const Slot& s : ring_)
+        n += s.b != nullptr;
     return n;
 }
 
-Lock::Block* Lock::block(int64_t id)
+Lock::Block* Lock::block_slow(int64_t id)
 {
-    if (id != hot_id_) {
-        if (ring_.empty())
-            return nullptr;
-        Block* blk = ring_[size_t(id & (kRing - 1))];
-        if (!blk || blk->id != id)
-            return nullptr;
-        set_hot(blk);
-    }
-    return hot_;
+    if (ring_.empty())
+        return nullptr;
+    const Slot& s = ring_[size_t(id & (kRing - 1))];
+    if (!s.b || s.id != id)
+        return nullptr;
+    set_hot(s);
+    return s.b;
 }
 
-Lock::Block& Lock::block_at(int64_t id)
+Lock::Block& Lock::block_at_slow(int64_t id)
 {
-    if (id != hot_id_) {
-        if (ring_.empty())
-            ring_.assign(size_t(kRing), nullptr);
-        Block*& slot = ring_[size_t(id & (kRing - 1))];
-        if (!slot || slot->id != id) {
-            // A new block replaces the one of its slot, which block() can no longer reach;
-            // other stale blocks go back to the free list at the next prune().
-            if (slot)
-                put_block(slot);
-            slot = get_block(id);
-        }
-        set_hot(slot);
+    if (ring_.empty())
+        ring_.assign(size_t(kRing), Slot{0, nullptr});
+    Slot& slot = ring_[size_t(id & (kRing - 1))];
+    if (!slot.b || slot.id != id) {
+        // A new block replaces the one of its slot, which block() can no longer reach; other
+        // stale blocks go back to the free list at the next prune().
+        if (slot.b)
+            put_block(slot.b);
+        slot = {id, get_block()};
     }
-    return *hot_;
+    set_hot(slot);
+    return *slot.b;
 }
 
 namespace {
@@ -159,14 +155,14 @@ inline bool test_bit(const uint64_t* m, int i) { return (m[i >> 6] >> (i & 63)) 
 inline void set_bit(uint64_t* m, int i) { m[i >> 6] |= uint64_t(1) << (i & 63); }
 }  // namespace
 
-float Lock::used(int64_t b)
+inline float Lock::used(int64_t b)
 {
     Block* blk = block(b >> kBlockShift);
     int i = int(b & (kBlockBins - 1));
     return blk && test_bit(blk->booked, i) ? blk->used[i] : 0.0f;
 }
 
-void Lock::set_used(int64_t b, float u)
+inline void Lock::set_used(int64_t b, float u)
 {
     Block& blk = block_at(b >> kBlockShift);
     int i = int(b & (kBlockBins - 1));
@@ -186,14 +182,14 @@ void Lock::prune(double now)
     int64_t id = bin_of(now) >> kBlockShift;
     floor_ = std::max(floor_, id << kBlockShift);
     bool any = false;
-    for (Block*& b : ring_) {
-        if (b && b->id < id) {
-            if (hot_ == b)
-                set_hot(nullptr);
-            put_block(b);
-            b = nullptr;
+    for (Slot& s : ring_) {
+        if (s.b && s.id < id) {
+            if (hot_ == s.b)
+                set_hot({});
+            put_block(s.b);
+            s.b = nullptr;
         }
-        any = any || b;
+        any = any || s.b;
     }
     if (!any) {
         ring_.clear();
@@ -255,7 +251,7 @@ double Lock::acquire_interval(double t, double hold)
 // Switch to capacity bins: book the kept intervals into them.
 void Lock::to_bins()
 {
-    ring_.assign(size_t(kRing), nullptr);
+    ring_.assign(size_t(kRing), Slot{0, nullptr});
     for (const BusyInterval& x : iv_) {
         double a = x.first, z = x.second;
         int64_t first = bin_of(a), last = bin_of(z);
@@ -282,7 +278,16 @@ double Lock::acquire_one(double t, double hold, double from)
     }
     // Where would the hold begin? Contended acquisitions also pay the cache-line handoff.
     float u;
-    int64_t r = find_room(b, &u);
+    int64_t r = b;
+    if (Block* blk = block(b >> kBlockShift)) {   // most often the bin at `from` has room
+        int i = int(b & (kBlockBins - 1));
+        if (!test_bit(blk->full, i))
+            u = test_bit(blk->booked, i) ? blk->used[i] : 0.0f;
+        else
+            r = find_room(b, &u);
+    } else {
+        u = 0;
+    }
     double start = std::max(from, double(r) * kBin + double(u));
     double h = hold;
     if (start > t + 1e-12) {

@@ -81,18 +81,23 @@ private:
     struct alignas(64) Block {
         uint64_t booked[kBlockBins / 64];   // bin i has hold time: used[i] is set
         uint64_t full[kBlockBins / 64];     // used[i] >= kFull: no room left
-        int64_t id;
         float used[kBlockBins];             // seconds booked in each bin
     };
-    static Block* get_block(int64_t id);      // from a process-wide free list
+    struct Slot {
+        int64_t id;   // of the block, read with the pointer (no block header to load)
+        Block* b;
+    };
+    static Block* get_block();                // from a process-wide free list
     static void put_block(Block* b);
     void release_all();
     double acquire_one(double t, double hold, double from);   // asked at t, starts at or after from
     double queue_turn(const Acquirer& who, double t, double hold);   // earliest start, MCS order
     double acquire_interval(double t, double hold);
     void to_bins();
-    Block* block(int64_t id);        // nullptr: no bin of it was ever booked
-    Block& block_at(int64_t id);     // materialise
+    Block* block(int64_t id) { return id == hot_id_ ? hot_ : block_slow(id); }   // nullptr: never booked
+    Block& block_at(int64_t id) { return id == hot_id_ ? *hot_ : block_at_slow(id); }   // materialise
+    Block* block_slow(int64_t id);
+    Block& block_at_slow(int64_t id);
     float used(int64_t b);           // booked in bin b (0 if never booked)
     void set_used(int64_t b, float u);
     // First bin >= b with room; *u is what it holds.
@@ -100,15 +105,15 @@ private:
 
     double handoff_;
     LockStats st_;
-    std::vector<Block*> ring_;        // bin mode: block id % kRing -> block
+    std::vector<Slot> ring_;          // bin mode: block id % kRing -> block
     // The block last found, in ring_ (most lookups hit it), with a copy of its id: a lookup
     // that hits it reads no block header.
     Block* hot_ = nullptr;
     int64_t hot_id_ = INT64_MIN;
-    void set_hot(Block* b)
+    void set_hot(const Slot& s)
     {
-        hot_ = b;
-        hot_id_ = b ? b->id : INT64_MIN;
+        hot_ = s.b;
+        hot_id_ = s.b ? s.id : INT64_MIN;
     }
     int64_t floor_ = INT64_MIN;       // bins before this were pruned
     BusyTimeline iv_;                 // interval mode
