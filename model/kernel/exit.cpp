@@ -8,12 +8,17 @@
 // only loses this mapping.
 // free_pgtables then frees and uncharges the VMA's page-table pages.
 // Granularity: per folio and per run of swap entries; the time is run every sim.reclaim_slice.
+// A file mapping (filemap.cpp) only loses its PTEs (zap_pte_range's folio_remove_rmap; a young
+// PTE's folio_mark_accessed sets PG_referenced) and leaves the file's i_mmap: its folios stay in
+// the page cache.
 // Leaves out: the final TLB flush, mmap_lock.
 //
 // Yield points: exit_mmap_vma runs its time every sim.reclaim_slice (zap_pmd_range's
 // cond_resched): the PTEs zapped so far are none, their rss and swap counts dropped, their
 // folios freed or, when a reclaimer holds them isolated, marked orphaned for it to free; the
 // mm and VMA are looked up again after it.
+
+#include <algorithm>
 
 #include "kernel/kernel.hpp"
 
@@ -50,6 +55,32 @@ void Kernel::exit_mmap(Ctx& c, uint32_t mm_id)
 void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
 {
     const Costs& k = cfg_.c;
+    if (mms[mm_id].vmas[vma].file) {   // a file mapping: its PTEs go, the page cache keeps the folios
+        MmStruct& m = mms[mm_id];
+        Vma& v = m.vmas[vma];
+        unsigned n = 0;
+        for (pte_t& p : v.pte) {
+            if (!pte_present(p))
+                continue;
+            Folio& fo = folios[pte_folio(p)];
+            if (fo.test(PG_young))   // zap_present_pte: a young PTE marks the folio accessed
+                fo.set(PG_referenced);
+            if (fo.shared) {
+                fo.shared--;
+            } else {
+                fo.clear(PG_mapped);
+                fo.clear(PG_young);
+            }
+            p = PTE_NONE;
+            n++;
+        }
+        m.rss_file -= n;
+        c.sys((k.zap_per_pte + k.zap_per_folio) * n);
+        std::vector<uint32_t>& i_mmap = files_[v.file - 1].i_mmap;   // unlink_file_vma
+        i_mmap.erase(std::remove(i_mmap.begin(), i_mmap.end(), v.id), i_mmap.end());
+        free_pgtables(c, v);
+        return;
+    }
     {
         size_t n = mms[mm_id].vmas[vma].pte.size();
         for (size_t i = 0; i < n;) {

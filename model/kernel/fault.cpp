@@ -180,7 +180,7 @@ void Kernel::free_folio(Ctx& c, folio_t f)
     }
     zone_lock_pcp(c, fo.order, nid, c.task.pcp_free_pages);   // free_unref_folios
     memcg.uncharge(nr);
-    memcg.anon_pages -= nr;
+    (fo.anon() ? memcg.anon_pages : memcg.file_pages) -= nr;
     folio_pages_ -= nr;
     nodes_[size_t(nid)].folio_pages -= nr;
     folios.free(f);
@@ -204,6 +204,14 @@ unsigned Kernel::handle_mm_fault(Ctx& c, uint32_t mm_id, uint32_t vma, uint32_t 
     pte_t p = v.pte.at(idx);
     c.sys(cfg_.c.fault);
     vm.count(PGFAULT);
+    if (v.file) {   // a file mapping (filemap.cpp): read-only text
+        if (write)
+            throw std::logic_error("a write fault on a file mapping (the model maps files read-only, VM_EXEC)");
+        if (p == PTE_NONE)
+            return filemap_fault(c, m, v, idx);
+        folios[pte_folio(p)].set(PG_young);
+        return 1;
+    }
     if (p == PTE_NONE)
         return do_anonymous_page(c, m, v, idx);
     if (pte_swap(p))

@@ -12,6 +12,7 @@
 // Granularity: per PTE. Leaves out: large folios shared by fork (refused: forked mms here hold
 // order-0 anon folios only), PMD-mapped THP, KSM, pinned pages (copied at fork), MADV_DONTFORK,
 // vfork, the per-page PageAnonExclusive bit (exclusive = mapcount 1 and no other swap ref).
+#include <algorithm>
 #include <stdexcept>
 
 #include "kernel/kernel.hpp"
@@ -45,6 +46,10 @@ const std::vector<uint32_t>* Kernel::anon_vma_members(const Folio& fo) const
 
 unsigned Kernel::rmap_vmas(const Folio& fo) const
 {
+    if (!fo.anon()) {   // rmap_walk_file: every VMA on the file's i_mmap
+        auto [mm_id, vi] = vma_ref_[fo.owner];
+        return std::max<unsigned>(1, unsigned(files_[mms[mm_id].vmas[vi].file - 1].i_mmap.size()));
+    }
     const std::vector<uint32_t>* m = anon_vma_members(fo);
     return m ? unsigned(m->size()) : 1u;
 }
@@ -78,6 +83,25 @@ void Kernel::try_to_unmap(Ctx& c, folio_t f)
 {
     Folio& fo = folios[f];
     unsigned nr = fo.nr_pages();
+    if (!fo.anon()) {   // a file folio: every mapper's PTE is cleared (it refaults from the page cache)
+        auto [cmm, cvi] = vma_ref_[fo.owner];
+        const FileMapping& fm = files_[mms[cmm].vmas[cvi].file - 1];
+        unsigned maps = 0;
+        for (uint32_t id : fm.i_mmap) {
+            auto [mm_id, vi] = vma_ref_[id];
+            Vma& v = mms[mm_id].vmas[vi];
+            if (pte_present(v.pte[fo.index]) && pte_folio(v.pte[fo.index]) == f) {
+                v.pte[fo.index] = PTE_NONE;
+                mms[mm_id].rss_file -= nr;
+                maps++;
+            }
+        }
+        c.sys(cfg_.c.rmap_walk + cfg_.c.rmap_per_vma * (rmap_vmas(fo) - 1) + cfg_.c.rmap_per_pte * nr * maps);
+        fo.shared = 0;
+        fo.clear(PG_mapped);
+        fo.clear(PG_young);
+        return;
+    }
     unsigned maps = 0;
     for_each_mapping(f, [&](MmStruct& m, Vma& v) {
         maps++;

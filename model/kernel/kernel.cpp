@@ -251,6 +251,8 @@ void Kernel::prune_devices(double now)
     pruned_at_ = now;
     if (ssd)
         ssd->prune(now);
+    if (rootdev)
+        rootdev->prune(now);
     if (iaa)
         iaa->prune(now);
     // Locks: every 10 ms is enough to keep idle ones small.
@@ -289,6 +291,7 @@ Kernel::Kernel(const KConfig& cfg)
     list_lru_lock_.assign(size_t(nodes), hw::Lock(h));
     shadow_lru_lock_.assign(size_t(nodes), hw::Lock(h));
     pending_shadow_.assign(size_t(nodes), 0);
+    lru_cost_.assign(size_t(nodes), LruCost{});
     zs_class_lock_.assign(zpool.nr_classes(), hw::Lock(h));
     si_lock_.set_handoff(h);
     page_counter_.set_handoff(h);
@@ -482,14 +485,28 @@ std::string Kernel::check_invariants() const
 {
     std::ostringstream err;
     // Every touched page is mapped by a live folio or held by a swap entry with a reference.
-    uint64_t present_pages = 0, swap_ptes = 0;
+    uint64_t present_pages = 0, swap_ptes = 0, file_pages = 0;
     auto vmas_anon_vma = [&](uint32_t id) { return mms[vma_ref_[id].first].vmas[vma_ref_[id].second].anon_vma; };
     std::unordered_map<folio_t, unsigned> mappings;             // shared folios: PTEs mapping them
     std::unordered_map<swp_offset_t, unsigned> swap_refs;       // swap PTEs per slot
     for (const MmStruct& m : mms) {
         for (const Vma& v : m.vmas) {
+            // A file's page cache: its folios, each at its own index, file (not swap-backed).
+            const uint32_t cache_vma = v.file ? files_[v.file - 1].vma : UINT32_MAX;
             for (size_t i = 0; i < v.pte.size(); i++) {
                 pte_t p = v.pte[i];
+                if (pte_present(p) && v.file) {
+                    const Folio& f = folios[pte_folio(p)];
+                    if (f.anon() || f.owner != cache_vma || f.index != i ||
+                        (!v.pagecache && (!f.test(PG_mapped) || pte_folio(mms[vma_ref_[cache_vma].first].vmas[vma_ref_[cache_vma].second].pte[i]) != pte_folio(p)))) {
+                        err << "file pte " << v.id << ":" << i << " maps a folio that is not the page cache's";
+                        return err.str();
+                    }
+                    file_pages++;
+                    if (!v.pagecache && f.shared)
+                        mappings[pte_folio(p)]++;
+                    continue;
+                }
                 if (pte_present(p)) {
                     const Folio& f = folios[pte_folio(p)];
                     if (!f.test(PG_mapped) || (f.owner != v.id && vmas_anon_vma(f.owner) != v.anon_vma) ||
@@ -522,10 +539,25 @@ std::string Kernel::check_invariants() const
             err << "swap slot " << off << " referenced by " << n << " PTEs, swap count " << unsigned(swap->count(off));
             return err.str();
         }
-    uint64_t rss = 0, swapents = 0;
+    uint64_t rss = 0, swapents = 0, rss_file = 0;
     for (const MmStruct& m : mms) {
         rss += m.rss_anon;
         swapents += m.swapents;
+        rss_file += m.rss_file;
+    }
+    if (rss_file != file_pages) {
+        err << "rss_file " << rss_file << " != file ptes and cached file pages " << file_pages;
+        return err.str();
+    }
+    // The file LRU holds exactly the page cache (isolated folios aside), charged as file pages.
+    uint64_t cached = 0, file_lru = isolated_file_;
+    for (const FileMapping& fm : files_)
+        cached += mms[fm.mm].rss_file;
+    for (const Lruvec& l : lruvec)
+        file_lru += l.nr_pages(LRU_INACTIVE_FILE) + l.nr_pages(LRU_ACTIVE_FILE);
+    if (cached != file_lru || int64_t(cached) != memcg.file_pages) {
+        err << "page cache " << cached << " pages, file LRU " << file_lru << ", memory.stat file " << memcg.file_pages;
+        return err.str();
     }
     if (rss != present_pages) {
         err << "rss_anon " << rss << " != present ptes " << present_pages;
@@ -603,12 +635,16 @@ void Kernel::set_isolated(folio_t f)
 {
     folios[f].set(PG_isolated);
     isolated_pages_ += folios[f].nr_pages();
+    if (!folios[f].anon())
+        isolated_file_ += folios[f].nr_pages();
 }
 
 void Kernel::clear_isolated(folio_t f)
 {
     folios[f].clear(PG_isolated);
     isolated_pages_ -= folios[f].nr_pages();
+    if (!folios[f].anon())
+        isolated_file_ -= folios[f].nr_pages();
 }
 
 }  // namespace swapsim::kernel

@@ -81,6 +81,11 @@ struct Vma {
     // fork copied it). The rmap of a folio walks every VMA of its owner's anon_vma.
     uint32_t anon_vma = 0;
     bool shmem = false;       // a tmpfs file's page cache, not a mapping (see Kernel::shmem_create)
+    // A file on the root block device (Kernel::file_create): its id + 1, 0 for anon memory. The
+    // file's own VMA (`pagecache`) holds its page cache in its slots (a folio or none); a
+    // process's VMA mapping it (Kernel::file_mmap, VM_EXEC) holds PTEs of those folios.
+    uint32_t file = 0;
+    bool pagecache = false;
 };
 
 struct MmStruct {
@@ -89,6 +94,7 @@ struct MmStruct {
     int owner_task = -1;
     std::vector<Vma> vmas;
     uint64_t rss_anon = 0, swapents = 0;
+    uint64_t rss_file = 0;    // MM_FILEPAGES: present PTEs of file mappings (and a file's cached pages)
 };
 
 struct Task {
@@ -259,6 +265,17 @@ public:
     // on the anon LRU, charged to the memcg of the task that first writes them (the one
     // memcg here) as shmem; swap-in goes through the swap cache (shmem_swapin_folio).
     uint32_t shmem_create(uint64_t npages);
+    // A file of `npages` pages on the root block device (KConfig::rootdev; an executable such as
+    // cc1): an mm with no task holding one VMA whose slots are the file's page cache. Its folios
+    // are not swap-backed: on the file LRU, charged to the memcg as file pages when read, read
+    // by filemap_fault and dropped clean by reclaim (a shadow entry kept). Returns the file id.
+    uint32_t file_create(uint64_t npages);
+    // mmap of the whole file, PROT_EXEC (VM_EXEC), into `mm`: a VMA whose faults are
+    // filemap_fault's, linked on the file's i_mmap (the rmap of its folios). Returns its index.
+    uint32_t file_mmap(uint32_t mm, uint32_t file);
+    uint64_t file_cached_pages(uint32_t file) const;   // the file's page cache, resident pages
+    mm::folio_t file_folio(uint32_t file, uint32_t idx) const;   // page idx's folio, or NO_FOLIO
+    bool has_files() const { return !files_.empty(); }
 
     // ---- paths run by tasks ----
     // fork's copy_page_range: a new mm with a copy of every VMA of `parent_mm`, sharing its
@@ -313,6 +330,13 @@ public:
     std::unique_ptr<hw::BlockDevice> ssd;
     std::unique_ptr<hw::Iaa> iaa;
     std::unique_ptr<mm::Zram> zram;   // swap.device = zram
+    std::unique_ptr<hw::BlockDevice> rootdev;   // the files' block device (made by file_create)
+    struct FileStats {
+        uint64_t major = 0, minor = 0;          // filemap_fault: read from the device / found cached
+        uint64_t read_pages = 0, reads = 0;     // pages read (read-around included), bios
+        uint64_t evicted = 0, refaults = 0, refault_activated = 0;
+        double io_wait_s = 0;
+    } filestat;
     std::vector<MmStruct> mms;
     // Machine RAM in use (4 KiB pages): folios, page tables, the zswap and zram pools. zram's
     // pool is charged to no memcg, so only this sees it.
@@ -419,6 +443,18 @@ private:
     void account_charge(Ctx& c, const mm::ChargeResult& r);
     void lru_add(Ctx& c, mm::folio_t f);
     unsigned do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx);
+    // filemap_fault of a file mapping (fault.cpp): the page cache's folio mapped, or read with
+    // its read-around window (a major fault), then filemap_map_pages' fault-around.
+    unsigned filemap_fault(Ctx& c, MmStruct& m, Vma& v, uint32_t idx);
+    void map_file_pte(MmStruct& m, Vma& v, uint32_t idx, mm::folio_t f);
+    // __filemap_remove_folio with workingset_eviction's shadow (reclaim), fault.cpp.
+    void page_cache_del(Ctx& c, mm::folio_t f);
+    // workingset_test_recent + workingset_refault for a file folio read back: activate it when
+    // its refault distance fits the workingset. Returns whether it was activated.
+    bool workingset_refault(Ctx& c, uint32_t shadow, int nid);
+    // lru_note_cost: the reclaim cost of a list (IO x SWAP_CLUSTER_MAX + rotations), decayed
+    // to a quarter of the LRU size; get_scan_count's anon/file balance (vmscan.cpp).
+    void lru_note_cost(Ctx* c, int nid, bool file, uint64_t nr_io, uint64_t nr_rotated);
     unsigned do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool write);
     unsigned map_large_swapcache_folio(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, mm::folio_t f, bool write);
     unsigned map_swapin_folio(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, mm::folio_t f, uint32_t start,
@@ -541,6 +577,27 @@ private:
     std::vector<std::deque<int>> cpu_waiters_;
     int find_idle_core(int socket) const;
     std::vector<std::pair<uint32_t, uint32_t>> vma_ref_;   // global vma id -> (mm, index)
+    // struct address_space of each file: its page-cache VMA (global id), the shadow entries of
+    // evicted pages (workingset_eviction: the lruvec's nonresident age at eviction + 1, 0 none;
+    // bit 31: PG_workingset), and i_mmap: the VMAs mapping it (global ids).
+    struct FileMapping {
+        uint32_t mm = 0, vma = 0;
+        std::vector<uint32_t> shadow;
+        std::vector<uint32_t> i_mmap;
+    };
+    std::vector<FileMapping> files_;
+    // Per node: lruvec->anon_cost / file_cost (lru_note_cost) and nonresident_age.
+    struct LruCost {
+        double anon = 0, file = 0;
+        uint64_t nonresident_age = 0;
+        uint64_t activate_file = 0, activate_file_snapshot = 0;   // WORKINGSET_ACTIVATE_FILE, lruvec->refaults
+    };
+    void snapshot_refaults()
+    {
+        for (LruCost& lc : lru_cost_)
+            lc.activate_file_snapshot = lc.activate_file;
+    }
+    std::vector<LruCost> lru_cost_;
     // anon_vma (the id of its first VMA) -> the VMAs that share it; only for forked ones.
     std::unordered_map<uint32_t, std::vector<uint32_t>> anon_vma_;
     int free_cpu_ = 0;                  // CPU whose obj stock takes zswap uncharges
@@ -561,6 +618,7 @@ private:
     std::vector<int> zram_freed_classes_;   // ... and the classes of the objects that emptied
     uint64_t folio_pages_ = 0, ram_peak_ = 0, large_allocs_ = 0;
     uint64_t isolated_pages_ = 0;   // NR_ISOLATED_ANON: off the LRU lists, held by a reclaimer
+    uint64_t isolated_file_ = 0;    // NR_ISOLATED_FILE: the file folios among them
     // folio_isolate_lru / folio_putback_lru's PG_isolated, with isolated_pages_.
     void set_isolated(mm::folio_t f);
     void clear_isolated(mm::folio_t f);

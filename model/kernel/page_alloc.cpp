@@ -200,6 +200,7 @@ void Kernel::balance_pgdat(Ctx& c, int nid)
             sc.priority--;
     }
     c.task.reclaimed += sc.nr_reclaimed;
+    snapshot_refaults();
     if (!sc.nr_reclaimed)
         n.kswapd_failures++;
 }

@@ -28,6 +28,7 @@
 //   (swap.cpp, zram.cpp): the folio is isolated and in the swap cache.
 
 #include <algorithm>
+#include <cmath>
 
 #include "kernel/kernel.hpp"
 
@@ -87,6 +88,7 @@ unsigned long Kernel::do_try_to_free_pages(Ctx& c, ScanControl& sc)
     } while (--sc.priority >= 0);
     c.task.memalloc = was_memalloc;
     c.task.reclaimed += sc.nr_reclaimed;
+    snapshot_refaults();
     return sc.nr_reclaimed;
 }
 
@@ -109,6 +111,12 @@ bool Kernel::inactive_is_low(int nid, LruList inactive_lru) const
 void Kernel::shrink_lruvec(Ctx& c, int nid, ScanControl& sc)
 {
     Lruvec& l = lruvec[size_t(nid)];
+    // prepare_scan_control: file folios may be deactivated when file refaults were activated
+    // since the last reclaim (snapshot_refaults) or the inactive file list is low; with plenty
+    // of inactive file and no such refaults, cache_trim_mode reclaims file only.
+    LruCost& lc = lru_cost_[size_t(nid)];
+    const bool deactivate_file = lc.activate_file != lc.activate_file_snapshot || inactive_is_low(nid, LRU_INACTIVE_FILE);
+    const bool cache_trim_mode = (l.nr_pages(LRU_INACTIVE_FILE) >> sc.priority) && !deactivate_file;
     // get_scan_count
     unsigned long nr[NR_LRU_LISTS] = {};
     enum { SCAN_EQUAL, SCAN_FRACT, SCAN_FILE } balance = SCAN_FRACT;
@@ -118,7 +126,20 @@ void Kernel::shrink_lruvec(Ctx& c, int nid, ScanControl& sc)
         balance = SCAN_FILE;
     else if (sc.priority == 0 && cfg_.swappiness)
         balance = SCAN_EQUAL;
+    else if (cache_trim_mode)
+        balance = SCAN_FILE;
     double ap = cfg_.swappiness, fp = 200.0 - cfg_.swappiness;
+    if (balance == SCAN_FRACT && has_files()) {
+        // v6.12's cost balance (lru_note_cost: IO x SWAP_CLUSTER_MAX + rotations, per list). A
+        // run without a file keeps swappiness : 200 - swappiness, the balance of equal costs its
+        // usemem costs were fitted with (the kernel would weigh anon by its swap-out cost alone
+        // there: a joint refit with seed 000 is owed).
+        double total = lc.anon + lc.file;
+        const double anon_cost = total + lc.anon, file_cost = total + lc.file;
+        total = anon_cost + file_cost;
+        ap = std::floor(cfg_.swappiness * (total + 1) / (anon_cost + 1));
+        fp = std::floor((200.0 - cfg_.swappiness) * (total + 1) / (file_cost + 1));
+    }
     for (unsigned lru = 0; lru < NR_LRU_LISTS; lru++) {
         bool file = lru >= LRU_INACTIVE_FILE;
         unsigned long scan = (unsigned long)(l.nr_pages(LruList(lru)) >> sc.priority);
@@ -139,7 +160,7 @@ void Kernel::shrink_lruvec(Ctx& c, int nid, ScanControl& sc)
             unsigned long to_scan = std::min<unsigned long>(nr[lru], cfg_.swap_cluster_max);
             nr[lru] -= to_scan;
             if (lru == LRU_ACTIVE_ANON || lru == LRU_ACTIVE_FILE) {
-                if (inactive_is_low(nid, LruList(lru - 1)))
+                if (lru == LRU_ACTIVE_FILE ? deactivate_file : inactive_is_low(nid, LruList(lru - 1)))
                     shrink_active_list(c, nid, LruList(lru), to_scan);
             } else {
                 nr_reclaimed += shrink_inactive_list(c, nid, LruList(lru), to_scan, sc);
@@ -214,18 +235,30 @@ void Kernel::shrink_active_list(Ctx& c, int nid, LruList lru, unsigned long nr_t
         return;
     c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.isolate_per_folio * double(moved.size()));
     LruList inactive = LruList(lru - 1);
+    unsigned long rotated = 0;
     for (folio_t f : moved) {
         Folio& fo = folios[f];
+        bool referenced = false;
         if (fo.test(PG_mapped)) {
             c.sys(k.rmap_walk + k.rmap_per_vma * (rmap_vmas(fo) - 1) + k.rmap_per_pte * fo.nr_pages() * mapcount(f));
+            referenced = fo.test(PG_young);
             fo.clear(PG_young);
         }
-        // Referenced anon folios are deactivated too (only exec file folios stay active).
+        // Referenced VM_EXEC file folios stay active (every file mapping here is VM_EXEC);
+        // referenced anon folios are deactivated too.
+        if (referenced && !fo.anon()) {
+            rotated += fo.nr_pages();
+            l.add(f, lru);
+            continue;
+        }
+        fo.set(PG_workingset);
         l.add(f, inactive);
     }
     c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.putback_per_folio * double(moved.size()));
     vm.count(PGREFILL, scanned);
-    vm.count(PGDEACTIVATE, scanned);
+    vm.count(PGDEACTIVATE, scanned - rotated);
+    if (rotated)
+        lru_note_cost(&c, nid, lru == LRU_ACTIVE_FILE, 0, rotated);
 }
 
 unsigned long Kernel::shrink_inactive_list(Ctx& c, int nid, LruList lru, unsigned long nr_to_scan,
@@ -289,6 +322,8 @@ unsigned long Kernel::shrink_inactive_list(Ctx& c, int nid, LruList lru, unsigne
     if (!ret.empty() || !activate.empty())
         c.lock(lru_lock_[size_t(nid)], k.lru_lock_base + k.putback_per_folio * double(ret.size() + activate.size()));
     vm.count(sc.kswapd ? PGSTEAL_KSWAPD : PGSTEAL_DIRECT, reclaimed);
+    if (has_files())   // runs without a file keep the fixed balance (see get_scan_count)
+        lru_note_cost(&c, nid, lru == LRU_INACTIVE_FILE, st.nr_pageout, scanned - reclaimed);
     // Reclaimers run concurrently on a shared LRU: run the planned time now and then, so a
     // long pass (a first sweep that only marks folios referenced) is shared with the others
     // instead of being planned by one task seconds ahead.
@@ -336,7 +371,9 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
         fo->clear(PG_referenced);
         if (referenced_ptes) {
             fo->set(PG_referenced);
-            if (referenced_folio)
+            // FOLIOREF_ACTIVATE: referenced twice, or a file folio (every file mapping here is
+            // VM_EXEC: "activate file-backed executable folios after first usage").
+            if (referenced_folio || !fo->anon())
                 activate.push_back(f);
             else
                 ret.push_back(f);
@@ -389,9 +426,14 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
             ret.push_back(f);
             continue;
         }
-        // __remove_mapping: out of the swap cache (shadow stored), then freed in a batch.
+        // __remove_mapping: out of the swap cache (shadow stored), or a clean file folio out of
+        // the page cache (workingset_eviction's shadow, filemap.cpp), then freed in a batch.
         if (fo->test(PG_swapcache))
             swap_cache_del(c, f, true);
+        if (!fo->anon()) {
+            page_cache_del(c, f);
+            vm.count(PGSTEAL_FILE, nr);
+        }
         to_free.push_back(f);
         st.nr_reclaimed += nr;
     }

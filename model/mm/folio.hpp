@@ -5,8 +5,10 @@
 // linkage, the reverse map of a private anon folio (one mm, one virtual page index) or the
 // file page index, and the swap entry while in the swap cache.
 // Granularity: one record per folio; a split makes order-0 records for the tail pages.
-// mapcount: how many mms map the folio (PG_mapped: at least one; `shared` counts the others).
-// Leaves out: refcounts, per-page mapcounts (a folio shared by fork is order 0), per-page
+// mapcount: how many mms map the folio (PG_mapped: at least one; `shared` counts the others). A
+// file folio (not PG_swapbacked) is in a file's page cache (owner: the file's VMA, index: the
+// page offset) and may be mapped by many processes (Kernel::file_mmap).
+// Leaves out: refcounts, dirty file folios, per-page mapcounts (a folio shared by fork is order 0), per-page
 // flags, memcg pointer (one memcg).
 #pragma once
 
@@ -35,6 +37,8 @@ enum FolioFlag : uint16_t {
                                // holds the last reference and frees it
     PG_wrote = 1u << 13,       // swapsim's own: swapped out (zswpout/pswpout) and not freed by
                                // reclaim since (Kernel::SwapoutAccounting)
+    PG_workingset = 1u << 14,  // deactivated from the active list once (workingset_eviction's
+                               // shadow records it; a refault of it is a WORKINGSET_RESTORE)
 };
 
 enum LruList : uint8_t {
@@ -61,7 +65,7 @@ struct Folio {
     uint8_t order = 0;
     uint8_t nid = 0;
     uint8_t lru = LRU_NONE;
-    uint8_t shared = 0;        // mms mapping it besides the first (fork); mapcount - 1
+    uint16_t shared = 0;       // mappings besides the first (fork; a file's mappers); mapcount - 1
 
     unsigned nr_pages() const { return 1u << order; }
     bool test(FolioFlag f) const { return flags & f; }

@@ -202,6 +202,7 @@ MemcgStat MemCgroup::stat() const
     MemcgStat s;
     s.current = bytes(memory.usage);
     s.anon = bytes(anon_pages);
+    s.file = bytes(file_pages);
     s.pagetables = bytes(pagetable_pages);
     s.kernel = bytes(kmem_pages + pagetable_pages);
     s.zswap = zswap_bytes;

@@ -31,7 +31,7 @@ struct PageCounter {
 // memory.current and the memory.stat lines that say where it goes, in bytes as the kernel
 // prints them. kernel: MEMCG_KMEM, i.e. zswap's charged pages and the page tables.
 struct MemcgStat {
-    uint64_t current = 0, anon = 0, kernel = 0, pagetables = 0, zswap = 0, zswapped = 0;
+    uint64_t current = 0, anon = 0, file = 0, kernel = 0, pagetables = 0, zswap = 0, zswapped = 0;
 };
 
 struct MemcgEvents {
@@ -93,7 +93,7 @@ public:
     unsigned charge_batch = MEMCG_CHARGE_BATCH;   // MEMCG_CHARGE_BATCH in simulated pages (sim.page_unit)
     uint64_t zswap_bytes = 0;  // memory.stat zswap
     uint64_t zswapped = 0;     // memory.stat zswapped
-    int64_t anon_pages = 0, file_pages = 0, kmem_pages = 0;   // kmem: zswap's charged pages
+    int64_t anon_pages = 0, file_pages = 0, kmem_pages = 0;   // file: page cache (NR_FILE_PAGES); kmem: zswap's
     int64_t pagetable_pages = 0;                             // memory.stat pagetables
 
 private:

@@ -9,7 +9,8 @@ const char* vm_event_name(VmEvent e)
         "thp_fault_alloc", "thp_swpout", "thp_swpout_fallback", "thp_split_page",
         "swap_ra", "swap_ra_hit", "pgscan_direct", "pgsteal_direct", "pgactivate", "pgdeactivate",
         "pgrotated", "pgrefill", "workingset_refault_anon", "thp_fault_fallback", "thp_fault_fallback_charge",
-        "pgscan_kswapd", "pgsteal_kswapd", "allocstall", "oom_kill",
+        "pgscan_kswapd", "pgsteal_kswapd", "allocstall", "oom_kill", "workingset_refault_file",
+        "workingset_activate_file", "pgsteal_file",
     };
     return names[e];
 }

@@ -214,6 +214,11 @@ std::vector<Metric> make_table()
         vmstat(ALLOCSTALL, "events", "direct reclaim in the allocator's slow path below the min watermark (kernel/page_alloc.cpp)",
                "allocstall_normal summed over zones"),
         vmstat(OOM_KILL, "events", "out_of_memory kills (kernel/page_alloc.cpp)"),
+        vmstat(WORKINGSET_REFAULT_FILE, "pages", "filemap_fault reading a page with a shadow entry (kernel/filemap.cpp)")
+            .in(KBUILD).show(KBUILD),
+        vmstat(WORKINGSET_ACTIVATE_FILE, "pages", "workingset_refault within the workingset: read to the active list (kernel/filemap.cpp)")
+            .in(KBUILD).show(KBUILD),
+        vmstat(PGSTEAL_FILE, "pages", "shrink_folio_list frees of clean file folios (kernel/vmscan.cpp)").in(KBUILD).show(KBUILD),
         metric("oom_killed_tasks", "tasks", S::Machine, "none (dmesg: Killed process)",
                "usemem processes the OOM killer took; they print no statistics (workload/usemem.cpp)",
                [](const RunView& v, unsigned) { return json(v.killed); })

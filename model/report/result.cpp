@@ -283,6 +283,17 @@ void add_common(json& r, const scenario::Config& cfg, const std::string& scenari
                     {"pool_limit_hit", k.zswap.pool_limit_hit},
                     {"reject_compress_poor", k.zswap.reject_compress_poor},
                     {"reject_large_folio", k.zswap.reject_large}};
+    if (k.rootdev)   // a workload with files (kernel/filemap.cpp)
+        dev["page_cache"] = {{"file_bytes", end.file},
+                             {"major_faults", k.filestat.major},
+                             {"minor_faults", k.filestat.minor},
+                             {"read_pages", k.filestat.read_pages},
+                             {"reads", k.filestat.reads},
+                             {"evicted_pages", k.filestat.evicted},
+                             {"refaults", k.filestat.refaults},
+                             {"refaults_activated", k.filestat.refault_activated},
+                             {"io_wait_s", k.filestat.io_wait_s},
+                             {"disk_busy_s", k.rootdev->busy_s()}};
     if (k.zram)
         dev["zram"] = {{"type", "zram"}, {"comp_algorithm", cfg.s("swap.zram.comp_algorithm")},
                        {"disksize", k.zram->nr_slots() * PAGE_SIZE},

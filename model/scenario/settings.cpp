@@ -142,6 +142,8 @@ void derive_page_unit(kernel::KConfig& k)
     k.iaa.crc *= u;
     k.ssd.write_bw /= u;
     k.ssd.read_bw /= u;
+    k.rootdev.read_bw /= u;
+    k.rootdev.write_bw /= u;
     k.hdd_bw /= u;
 }
 

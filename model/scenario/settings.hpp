@@ -72,6 +72,7 @@ inline kernel::KConfig& kernel(Settings& s) { return s.kernel; }
 inline kernel::Costs& costs(Settings& s) { return s.kernel.c; }
 inline hw::Topology& topology(Settings& s) { return s.kernel.topo; }
 inline hw::BlockDevParams& ssd(Settings& s) { return s.kernel.ssd; }
+inline hw::BlockDevParams& rootdev(Settings& s) { return s.kernel.rootdev; }
 inline hw::HddParams& hdd(Settings& s) { return s.kernel.hdd; }
 inline kernel::IaaConfig& iaa(Settings& s) { return s.kernel.iaa; }
 inline hw::IaaParams& iaa_dev(Settings& s) { return s.kernel.iaa.dev; }

@@ -60,6 +60,14 @@ Kbuild::Kbuild(Kernel& k, const KbuildConfig& cfg) : k_(k), cfg_(cfg)
     for (const KbuildJob& l : cfg.links)
         pages += ceil_div(pages_of(l.rss_bytes / 4), cfg.page_unit);
     tmpfs_ = k.shmem_create(pages);
+    // The toolchain file and the pages of it a compile job maps, spread evenly over it.
+    const uint64_t tool = ceil_div(cfg.toolchain_pages, cfg.page_unit);
+    const uint64_t text = std::min(tool, ceil_div(cfg.text_pages, cfg.page_unit));
+    if (text) {
+        toolchain_ = k.file_create(tool);
+        for (uint64_t i = 0; i < text; i++)
+            text_.push_back(uint32_t(i * tool / text));
+    }
 }
 
 // One recipe: fork + exec, the heap grows to its peak with re-touches, the user CPU time,
@@ -71,16 +79,29 @@ void Kbuild::job(Clock& clk, int cpu, const KbuildJob& j, uint64_t out_first, ui
     pids_.push_back(p.pid());
     Ctx c(k_, p.task(), clk);
     c.sys(cfg_.fork_exec_s + j.sys_s);   // fork + exec, and the job's measured syscalls
-    const uint64_t heap_pages = std::max<uint64_t>(1, ceil_div(pages_of(j.rss_bytes), cfg_.page_unit));
+    // The measured peak RSS counts the toolchain pages the job maps: the rest is its heap.
+    const bool text = !link && !text_.empty();
+    const uint64_t rss_units = ceil_div(pages_of(j.rss_bytes), cfg_.page_unit);
+    const uint64_t mapped = text ? text_.size() : 0;
+    const uint64_t heap_pages = rss_units > mapped ? rss_units - mapped : 1;
     uint32_t heap = p.mmap_anon(heap_pages);
+    const uint32_t code = text ? p.mmap_file(toolchain_) : 0;
     if (link)
         p.file_access(c, tmpfs_, 0, res_.object_pages, false, cfg_.user_bw, cfg_.chunk);
     std::mt19937_64 rng(seed);
+    const uint64_t chunk_pages = std::max<uint64_t>(1, cfg_.chunk / mm::PAGE_SIZE);
     std::vector<uint32_t> again;
     uint64_t have = 0;
     const int steps = std::max(1, cfg_.steps);
     for (int s = 1; s <= steps; s++) {
         uint64_t to = heap_pages * uint64_t(s) / uint64_t(steps);
+        if (text) {   // the step's instruction fetches: every text page (faults: filemap.cpp)
+            for (size_t i = 0; i < text_.size(); i++) {
+                p.touch(c, code, text_[i], false);
+                if ((i + 1) % chunk_pages == 0)
+                    c.flush();
+            }
+        }
         p.access(c, heap, have, to - have, false, true, cfg_.user_bw, cfg_.chunk);
         have = to;
         p.user(c, j.user_s / steps);

@@ -21,7 +21,16 @@
 // step; memory in units of sim.page_unit pages (a heap of P pages maps ceil(P / unit) units;
 // the objects fill the tmpfs file back to back, unit k's object starting at page 9k). Leaves out: make's own processes and dependency scanning, the gcc driver's and as's
 // own small heaps (in the measured peak RSS of the job, which GNU time takes as the largest
-// process), toolchain page cache (file LRU), objtool, modules.
+// process), objtool, modules.
+// The toolchain (cc1, as and the libraries only they use) is one file on the root disk
+// (Kernel::file_create, kernel/filemap.cpp) of workload.kbuild.toolchain bytes, its page cache
+// charged to the build's memcg when first read (inferred: caches dropped before the run; the
+// system's shared libraries are charged elsewhere). Each compile job maps it (VM_EXEC) and at
+// each step touches its workload.kbuild.text bytes of it (measured: the toolchain's file pages
+// cc1 and as map, tools/measure_text_rss.sh), spread evenly over the file (read-around brings
+// their cold neighbours, as the measured page cache shows); its private heap is its measured peak
+// RSS less those mapped pages (GNU time's maxrss counts them; at least one unit). The link steps
+// map no toolchain text (ld is left out).
 #pragma once
 
 #include <cstdint>
@@ -48,6 +57,8 @@ struct KbuildConfig {
     uint64_t link_rss = 256ull << 20;   // workload.kbuild.link_rss
     uint64_t object_bytes = 33023;   // .o written per unit
     double heap_reuse = 1;           // re-touches of a job's heap, in heaps, over its life
+    uint64_t text_pages = 0;         // workload.kbuild.text: toolchain file pages a compile job maps
+    uint64_t toolchain_pages = 0;    // workload.kbuild.toolchain: the toolchain file's pages (its page cache)
     int steps = 8;                   // heap growth steps per job
     double fork_exec_s = 0;          // sys time of make's fork + exec of one recipe
     double user_bw = 1e10;           // bytes/s of the jobs' memory loops
@@ -84,6 +95,8 @@ private:
     kernel::Kernel& k_;
     KbuildConfig cfg_;
     uint32_t tmpfs_ = 0;             // the objects' tmpfs file(s), one page range per unit
+    uint32_t toolchain_ = 0;         // the toolchain's file on the root disk (Kernel::file_create)
+    std::vector<uint32_t> text_;     // the pages of it a compile job maps, in units
     std::vector<KbuildJob> drawn_;   // the profile of each unit
     int next_unit_ = 0, running_ = 0;
     std::vector<int> pids_;

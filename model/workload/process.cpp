@@ -18,6 +18,11 @@ uint32_t Process::mmap_anon(uint64_t npages)
     return k_.vma_create(mm_, npages);
 }
 
+uint32_t Process::mmap_file(uint32_t file)
+{
+    return k_.file_mmap(mm_, file);
+}
+
 void Process::munmap(Ctx& c, uint32_t vma)
 {
     k_.exit_mmap_vma(c, mm_, vma);

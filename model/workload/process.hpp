@@ -9,7 +9,8 @@
 // CPU work in user mode.
 // Granularity: an access advances `chunk` bytes per simulated step and breaks the step at a
 // fault that leaves memory.high debt; a file access is the same loop on the file's pages.
-// Leaves out: file-backed mappings other than tmpfs read/write, mprotect, mremap, threads,
+// Executable file mappings (mmap_file) are read through touch().
+// Leaves out: writable file mappings, read(2) of files on disk, mprotect, mremap, threads,
 // the syscall entry cost of read/write (the copy is the user loop's bandwidth).
 #pragma once
 
@@ -29,6 +30,9 @@ public:
     kernel::Task& task() { return k_.task(pid_); }
 
     uint32_t mmap_anon(uint64_t npages);   // a new VMA; returns its index in the mm
+    // mmap(PROT_READ | PROT_EXEC, MAP_PRIVATE) of a whole file (Kernel::file_create): faults
+    // are filemap_fault's; returns the VMA's index in the mm.
+    uint32_t mmap_file(uint32_t file);
     void munmap(kernel::Ctx& c, uint32_t vma);
 
     // The user loop over pages [first, first + n) of a VMA: `read`, `write` or both (each page
