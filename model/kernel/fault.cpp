@@ -1,4 +1,4 @@
-// Page faults on private anonymous memory.
+// Page faults on private anonymous memory (a file mapping's faults go to filemap.cpp).
 //
 // Models: do_anonymous_page with mTHP (alloc_anon_folio: the highest enabled order whose
 // naturally aligned range lies in the VMA with all PTEs none; PMD order as

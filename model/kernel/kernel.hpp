@@ -10,7 +10,7 @@
 // on the CPU, not as work: PAUSE leaves an SMT core to the sibling.
 // Granularity, what each path leaves out and its yield points (where other tasks run and see
 // its state; check_at_yield() says what holds there): the header of its file (fault.cpp,
-// memcontrol.cpp, vmscan.cpp, swap.cpp, exit.cpp, madvise.cpp, zram.cpp); the scheduler here
+// memcontrol.cpp, vmscan.cpp, swap.cpp, exit.cpp, madvise.cpp, zram.cpp, filemap.cpp); the scheduler here
 // keeps one CPU per task and moves it only at wakeup or off a shared SMT core.
 #pragma once
 

@@ -7,16 +7,27 @@
 // SWAP_CLUSTER_MAX rounds and its stop rule; get_scan_count's SCAN_FRACT by swappiness
 // (SCAN_EQUAL at priority 0, SCAN_FILE without swap or with every swap slot taken); shrink_inactive_list with
 // isolate_lru_folios counting every page of a folio and at least one folio;
-// shrink_active_list deactivation when inactive_is_low; shrink_folio_list in kernel order:
+// shrink_active_list deactivation when inactive_is_low (file: also after file refaults were
+// activated, prepare_scan_control's may_deactivate), keeping referenced VM_EXEC file folios
+// active (rotated, lru_note_cost) and setting PG_workingset on the rest; cache_trim_mode (plenty
+// of inactive file, no file refaults: SCAN_FILE); with a file in the model, v6.12's cost balance
+// of SCAN_FRACT (anon_cost / file_cost from lru_note_cost in shrink_inactive_list,
+// shrink_active_list and workingset_refault); shrink_folio_list in kernel order:
 // writeback (cgroup v2: mark PG_reclaim, activate), folio_check_references (young PTE: keep
-// once with PG_referenced), add_to_swap with split fallback (thp_swpout_fallback,
+// once with PG_referenced; a file folio, VM_EXEC here, is activated on its first reference;
+// every rmap walk of a file folio visits each VMA on the file's i_mmap), a clean file folio
+// unmapped and dropped from the page cache without IO (__remove_mapping, workingset_eviction's
+// shadow: filemap.cpp), add_to_swap with split fallback (thp_swpout_fallback,
 // swpout_fallback), try_to_unmap, try_to_unmap_flush_dirty, pageout (zswap or bio), then
 // __remove_mapping and freeing; folio_end_writeback's rotation to the inactive tail.
 // Granularity: one folio at a time; the state changes of a pass happen when it is planned,
 // its time is run after each shrink_inactive_list round once sim.reclaim_slice has built up,
 // and before freeing a pass's folios when they are many pages (2M THPs).
-// Leaves out: MGLRU, cost-based anon/file balance, dirty file writeback, deferred split, memcg
-// protection (memory.low/min) and the memcg tree walk of global reclaim (one memcg).
+// Leaves out: MGLRU, the cost balance in runs without a file (they keep swappiness : 200 -
+// swappiness, the equal-cost fraction seed 000's costs were fitted with), file_is_tiny (global
+// reclaim), anon refaults in anon_cost, the batched TLB flush of clean unmapped file folios
+// (try_to_unmap_flush), dirty file writeback, deferred split, memcg protection (memory.low/min)
+// and the memcg tree walk of global reclaim (one memcg).
 //
 // Yield points:
 // - shrink_inactive_list, after move_folios_to_lru once sim.reclaim_slice has built up (the

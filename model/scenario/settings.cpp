@@ -233,6 +233,10 @@ std::vector<FieldRef> derived_fields()
         field_ref(run, &Settings::redis), field_ref(run, &Settings::kbuild),
         field_ref(kernel, &KConfig::zram), field_ref(kernel, &KConfig::topo), field_ref(kernel, &KConfig::comp),
         field_ref(kernel, &KConfig::iaa), field_ref(kernel, &KConfig::ssd), field_ref(kernel, &KConfig::hdd),
+        field_ref(kernel, &KConfig::rootdev),
+        // the files' disk is read only: its write side and request limits keep BlockDevParams' defaults
+        field_ref(rootdev, &hw::BlockDevParams::write_bw), field_ref(rootdev, &hw::BlockDevParams::nr_requests),
+        field_ref(rootdev, &hw::BlockDevParams::max_request),
         field_ref(kernel, &KConfig::c),
         field_ref(iaa, &kernel::IaaConfig::dev), field_ref(compressors, &Compressors::zstd),
         field_ref(compressors, &Compressors::lz4), field_ref(compressors, &Compressors::lzo_rle),

@@ -52,15 +52,17 @@ TEST_CASE("kbuild: a tight memcg swaps the jobs' heaps and tmpfs objects, costin
     CHECK(double(tight["metrics"]["sys_s"]) > double(free["metrics"]["sys_s"]));
     CHECK(double(tight["metrics"]["real_s"]) > double(free["metrics"]["real_s"]));
     CHECK(tight["metrics"].dump() == again["metrics"].dump());
-    // More re-touches of the heap under the same limit: more swap-ins.
-    json reuse = run_kbuild({"workload.kbuild.heap_reuse=6"});
-    CHECK(reuse["metrics"]["pswpin"] > tight["metrics"]["pswpin"]);
+    // More re-touches of the heap under the same limit: more swap-ins (without the toolchain's
+    // page cache, whose cost balance would move reclaim to the file LRU as anon gets dearer).
+    json heap = run_kbuild({"workload.kbuild.text=0"});
+    json reuse = run_kbuild({"workload.kbuild.heap_reuse=6", "workload.kbuild.text=0"});
+    CHECK(reuse["metrics"]["pswpin"] > heap["metrics"]["pswpin"]);
 }
 
 TEST_CASE("kbuild: sim.page_unit 16 against 8 and 1 (every page) moves sys and real < 3% on a tight memcg",
           "[kbuild][granularity]")
 {
-    // make -j6 of 60 units in 192M, seed 001's tightest row scaled down: ~300,000 swap-ins per
+    // make -j6 of 60 units in 192M, seed 001's tightest row scaled down: ~180,000 swap-ins per
     // run at page_unit 1. Means over three seeds (one seed's timing noise is ~5%).
     auto mean = [](unsigned unit) {
         double sys = 0, real = 0, pswpin = 0;
@@ -76,7 +78,7 @@ TEST_CASE("kbuild: sim.page_unit 16 against 8 and 1 (every page) moves sys and r
     auto u1 = mean(1), u8 = mean(8), u16 = mean(16);
     INFO("sys " << u1[0] << " / " << u8[0] << " / " << u16[0] << ", real " << u1[1] << " / " << u8[1] << " / "
                 << u16[1] << ", pages swapped in " << u1[2] << " / " << u8[2] << " / " << u16[2]);
-    CHECK(u1[2] > 200000);   // tight enough that the unit could matter
+    CHECK(u1[2] > 150000);   // tight enough that the unit could matter
     for (const auto* u : {&u1, &u8}) {
         CHECK((*u)[0] == Approx(u16[0]).epsilon(0.03));
         CHECK((*u)[1] == Approx(u16[1]).epsilon(0.03));
