@@ -184,7 +184,7 @@ struct KConfig {
     uint64_t swapfile_slots = 0;          // free slots of a higher-priority swap file in front
     ZramConfig zram;
     hw::BlockDevParams ssd;
-    hw::BlockDevParams rootdev;           // the files' device (fs.disk.*; kernel/filemap.cpp)
+    hw::BlockDevParams rootdev;           // the files' device (machine.disk.*; kernel/filemap.cpp)
     hw::HddParams hdd;                    // swap.device = hdd: positioning (bandwidth in hdd_bw)
     double hdd_bw = 160e6;
     Costs c;
