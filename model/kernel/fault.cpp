@@ -344,11 +344,7 @@ folio_t Kernel::read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, swp_offset_t
     } else if (zram) {
         zram_read(c, off, 1);
     } else if (ssd) {
-        double t = ssd->tag_free_at(c.now());
-        if (t > c.now()) {
-            c.task.io_wait_s += t - c.now();
-            c.block_until(t);
-        }
+        c.io_wait_until(ssd->tag_free_at(c.now()));
         c.sys(cfg_.c.bio_submit);
         *ready = ssd->submit(c.now(), PAGE_SIZE, false, uint64_t(off) * PAGE_SIZE);
     }
@@ -495,10 +491,7 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
                 vm.count(SWAP_RA);
             }
             f = read_swap_cache_async(c, v, idx, off, &ready);
-            if (ready > c.now()) {
-                c.task.io_wait_s += ready - c.now();
-                c.block_until(ready);
-            }
+            c.io_wait_until(ready);
         }
     }
     if (folios[f].order)

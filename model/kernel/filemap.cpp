@@ -169,22 +169,13 @@ unsigned Kernel::filemap_fault(Ctx& c, MmStruct& m, Vma& v, uint32_t idx)
     }
     double ready = c.now();
     if (nread) {
-        double t = rootdev->tag_free_at(c.now());
-        if (t > c.now()) {   // no request tag: submit_bio sleeps
-            c.task.io_wait_s += t - c.now();
-            filestat.io_wait_s += t - c.now();
-            c.block_until(t);
-        }
+        filestat.io_wait_s += c.io_wait_until(rootdev->tag_free_at(c.now()));   // no request tag: submit_bio sleeps
         c.sys(k.bio_submit + k.bio_per_folio * nread);
         ready = rootdev->submit(c.now(), uint64_t(nread) * PAGE_SIZE, false, uint64_t(lo) * PAGE_SIZE);
         filestat.read_pages += nread;
         filestat.reads++;
     }
-    if (ready > c.now()) {   // folio_lock: sleep until the read completes
-        c.task.io_wait_s += ready - c.now();
-        filestat.io_wait_s += ready - c.now();
-        c.block_until(ready);
-    }
+    filestat.io_wait_s += c.io_wait_until(ready);   // folio_lock: sleep until the read completes
     if (v.pte[idx] != PTE_NONE)
         return 1;
     // Another fault read the page first (-EEXIST): map the cached folio (finish_fault), or, if

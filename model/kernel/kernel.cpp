@@ -127,6 +127,16 @@ void Ctx::block_until(double t, const char* fn)
         block([&] { clk_.sleep_until(t); }, fn);
 }
 
+double Ctx::io_wait_until(double t, const char* fn)
+{
+    const double w = t - now();
+    if (!(w > 0))
+        return 0;
+    task.io_wait_s += w;
+    block_until(t, fn);
+    return w;
+}
+
 // ---------------------------------------------------------------- scheduler
 // Models: select_idle_sibling on wakeup (stay on prev if its core is idle, else the first
 // fully idle core of the LLC, else an idle SMT thread, else prev) and newidle balancing that

@@ -163,6 +163,9 @@ public:
     template <class Wait>
     void block(Wait&& wait, const char* fn = __builtin_FUNCTION());
     void block_until(double t, const char* fn = __builtin_FUNCTION());   // block until t
+    // Blocked on IO until t (a request tag, a read): counted as the task's io_wait, off CPU.
+    // Returns the time waited (0 if t is not after the planned time).
+    double io_wait_until(double t, const char* fn = __builtin_FUNCTION());
     Clock& clock() { return clk_; }
 
 private:

@@ -436,11 +436,7 @@ void Kernel::flush_plug(Ctx& c, std::vector<PlugEntry>& plug)
             bytes += uint64_t(plug[j].nr) * PAGE_SIZE;
             j++;
         }
-        double t = ssd->tag_free_at(c.now());
-        if (t > c.now()) {   // no request tag: submit_bio sleeps
-            c.task.io_wait_s += t - c.now();
-            c.block_until(t);
-        }
+        c.io_wait_until(ssd->tag_free_at(c.now()));   // no request tag: submit_bio sleeps
         c.sys(cfg_.c.bio_submit);
         double done = ssd->submit(c.now(), bytes, true, uint64_t(plug[i].off) * PAGE_SIZE);
         for (size_t n = i; n < j; n++)
