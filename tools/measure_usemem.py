@@ -337,7 +337,7 @@ USEMEM_OPTS = {"-n": "nproc", "-s": "sleep"}
 def usemem_workload(args):
     """The scenario's workload from usemem's command line (the options swapsim models)."""
     u, src, i = {}, {}, 0
-    flags = {"--init-time": "init_time", "-O": "anonymous", "-y": "sync_rw", "-x": "sync_free", "-w": "wait"}
+    flags = {"--init-time": "init_time", "-O": "anonymous", "-y": "sync_rw", "-x": "sync_free"}
     while i < len(args):
         x = args[i]
         if x in USEMEM_OPTS and i + 1 < len(args):
@@ -345,7 +345,7 @@ def usemem_workload(args):
             u[key] = int(args[i + 1]) if key == "nproc" else args[i + 1] + "s"
             i += 2
             continue
-        if x in flags and flags[x] != "wait":
+        if x in flags:
             u[flags[x]] = True
         elif not x.startswith("-"):
             u["size"] = x.upper() if x[-1:].lower() in "kmgt" else x

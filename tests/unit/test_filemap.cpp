@@ -53,6 +53,14 @@ struct Proc {
     int pid = 0;
 };
 
+// b maps and reads pages [first, first + n) of the file, then exits: they stay cached, unmapped.
+void cache_then_exit(Kernel& k, TestClock& clk, Proc& b, uint32_t first, uint32_t n)
+{
+    Ctx c(k, b.task(), clk);
+    b.exec(c, first, n);
+    k.exit_mmap(c, b.mm);
+}
+
 bool cached(const Kernel& k, uint32_t file, uint32_t first, uint32_t n)
 {
     for (uint32_t i = first; i < first + n; i++)
@@ -104,11 +112,7 @@ TEST_CASE("file pages: reclaim drops clean file folios without swap-out, a refau
     TestClock clk;
     const uint32_t file = k.file_create(128);
     Proc a(k, file, 512), b(k, file, 64);
-    {
-        Ctx c(k, b.task(), clk);
-        b.exec(c, 0, 128);
-        k.exit_mmap(c, b.mm);   // b exits: the page cache keeps its folios, unmapped
-    }
+    cache_then_exit(k, clk, b, 0, 128);   // the page cache keeps b's folios, unmapped
     CHECK(k.file_cached_pages(file) == 128);
     CHECK(k.memcg.file_pages == 128);
     const uint64_t major = k.vm[mm::PGMAJFAULT];
@@ -146,10 +150,8 @@ TEST_CASE("file pages: a referenced exec-mapped folio is activated and stays whi
     {
         Ctx ca(k, a.task(), clk);
         a.exec(ca, 0, 64);   // pages 0..63: a maps them (young PTEs), at the inactive list's tail
-        Ctx c(k, b.task(), clk);
-        b.exec(c, 64, 64);   // pages 64..127, then b exits: cached, unmapped
-        k.exit_mmap(c, b.mm);
     }
+    cache_then_exit(k, clk, b, 64, 64);   // pages 64..127: cached, unmapped
     REQUIRE(cached(k, file, 0, 128));
     // a writes its heap in steps and executes its text between them (as a compile job does),
     // until the first reclaim call.
