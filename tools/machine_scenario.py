@@ -77,7 +77,8 @@ def swap_device(root, swaps_text):
     if dev.startswith("pmem"):
         return "pmem", size_kb, f"/proc/swaps: {name}", extra
     if kind == "partition":
-        disk = re.sub(r"(p?\d+)$", "", dev) if not dev.startswith("nvme") else re.sub(r"p\d+$", "", dev)
+        # The partition's disk: nvme0n1p3 -> nvme0n1, mmcblk0p2 -> mmcblk0, sdb2 -> sdb.
+        disk = re.sub(r"p\d+$" if dev.startswith(("nvme", "mmcblk")) else r"\d+$", "", dev)
         rot = (read(root, f"/sys/block/{disk}/queue/rotational") or "").strip()
         if rot:
             return ("hdd" if rot == "1" else "ssd"), size_kb, f"/proc/swaps: {name}, /sys/block/{disk}/queue/rotational = {rot}", extra
