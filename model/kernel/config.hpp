@@ -133,6 +133,13 @@ struct Costs {
     double lock_handoff = 0;        // qspinlock cache-line handoff when contended
     // global reclaim and OOM (page_alloc.cpp)
     double oom_kill = 0;            // out_of_memory: select_bad_process over the tasks, signal
+    // slab caches and shrinkers (shrinker.cpp): per object or per call, not scaled by sim.page_unit
+    double slab_lookup_alloc = 0;   // lookup of an uncached entry: d_alloc + ->lookup + iget_locked, both objects charged
+    double slab_lookup_dentry = 0;  // lookup of an entry whose inode is cached: d_alloc + ->lookup finding it (iget)
+    double slab_isolate = 0;        // list_lru: one object added, deleted or walked, under the list's lock
+    double slab_free_dentry = 0;    // prune_dcache_sb: __dentry_kill, d_free (RCU) and the uncharge, per dentry
+    double slab_free_inode = 0;     // prune_icache_sb: evict, destroy_inode (RCU) and the uncharge, per inode
+    double slab_shrinker_call = 0;  // do_shrink_slab: count_objects and the nr_deferred exchange, per shrinker call
 
     double zs_free_hold() const { return zs_class_hold + zs_free_cold; }   // zs_free's class-lock hold
 };
@@ -187,6 +194,9 @@ struct KConfig {
     hw::BlockDevParams rootdev;           // the files' device (machine.disk.*; kernel/filemap.cpp)
     hw::HddParams hdd;                    // swap.device = hdd: positioning (bandwidth in hdd_bw)
     double hdd_bw = 160e6;
+    // count_shadow_nodes for the root memcg in global reclaim: the root's own LRU pages (the
+    // swap cache's xa_nodes are on the root's shadow_nodes list; the workload's memcg is a child).
+    uint64_t root_lru_pages = UINT64_MAX;   // kernel.memcg.root_lru; max: the workload is the root memcg
     Costs c;
 };
 

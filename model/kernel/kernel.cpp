@@ -300,6 +300,8 @@ Kernel::Kernel(const KConfig& cfg)
     zone_lock_.assign(size_t(nodes), hw::Lock(h));
     list_lru_lock_.assign(size_t(nodes), hw::Lock(h));
     shadow_lru_lock_.assign(size_t(nodes), hw::Lock(h));
+    shadow_on_list_.assign(size_t(nodes), 0);
+    shadow_deferred_.assign(size_t(nodes), 0);
     pending_shadow_.assign(size_t(nodes), 0);
     lru_cost_.assign(size_t(nodes), LruCost{});
     zs_class_lock_.assign(zpool.nr_classes(), hw::Lock(h));
@@ -463,6 +465,8 @@ std::vector<std::pair<std::string, const hw::LockStats*>> Kernel::lock_stats() c
     sum_into("zswap tree xa_lock", zswap_tree_locks_, agg_[5]);
     sum_into("shadow_nodes list_lru", shadow_lru_lock_, agg_[7]);
     sum_into("si->lock / swap cluster lock", cluster_locks_, agg_[6]);
+    if (dcache_)
+        sum_into("s_dentry_lru / s_inode_lru", sb_lru_lock_, agg_[8]);
     agg_[6].acquisitions += si_lock_.stats().acquisitions;
     agg_[6].contended += si_lock_.stats().contended;
     agg_[6].hold_s += si_lock_.stats().hold_s;
@@ -583,11 +587,11 @@ std::string Kernel::check_invariants() const
     uint64_t folio_pages = isolated_pages_;
     for (const Lruvec& l : lruvec)
         folio_pages += l.total_pages();
-    int64_t expect = int64_t(folio_pages) + memcg.kmem_pages + memcg.pagetable_pages + memcg.stock_pages();
+    int64_t expect = int64_t(folio_pages) + memcg.kmem_pages + memcg.pagetable_pages + memcg.slab_pages + memcg.stock_pages();
     if (memcg.memory.usage != expect) {
         err << "memcg usage " << memcg.memory.usage << " != folios " << folio_pages << " + zswap kmem "
-            << memcg.kmem_pages << " + page tables " << memcg.pagetable_pages << " + stock "
-            << memcg.stock_pages();
+            << memcg.kmem_pages << " + page tables " << memcg.pagetable_pages << " + slab " << memcg.slab_pages
+            << " + stock " << memcg.stock_pages();
         return err.str();
     }
     if (memcg.memory.usage < 0 || uint64_t(memcg.memory.usage) > memcg.memory.max) {
@@ -619,10 +623,11 @@ std::string Kernel::check_at_yield() const
     // The model charges a folio just before allocating it, and a charge may pay the task's
     // memory.high debt (reclaim, a yield) in between: folio pages may lag the anon charge.
     const int64_t charged = memcg.anon_pages + memcg.file_pages;
-    int64_t expect = charged + memcg.kmem_pages + memcg.pagetable_pages + memcg.stock_pages();
+    int64_t expect = charged + memcg.kmem_pages + memcg.pagetable_pages + memcg.slab_pages + memcg.stock_pages();
     if (memcg.memory.usage != expect) {
         err << "memcg usage " << memcg.memory.usage << " != anon and file " << charged << " + zswap kmem "
-            << memcg.kmem_pages << " + page tables " << memcg.pagetable_pages << " + stock " << memcg.stock_pages();
+            << memcg.kmem_pages << " + page tables " << memcg.pagetable_pages << " + slab " << memcg.slab_pages
+            << " + stock " << memcg.stock_pages();
         return err.str();
     }
     if (int64_t(folio_pages_) > charged) {

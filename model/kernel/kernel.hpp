@@ -31,6 +31,7 @@
 #include "mm/folio.hpp"
 #include "mm/lru.hpp"
 #include "mm/memcg.hpp"
+#include "mm/slab.hpp"
 #include "mm/swapfile.hpp"
 #include "mm/vmstat.hpp"
 #include "mm/zram.hpp"
@@ -200,6 +201,7 @@ struct ScanControl {
     int priority = mm::DEF_PRIORITY;
     bool may_swap = true;
     bool kswapd = false;         // current_is_kswapd(): pgscan/pgsteal_kswapd
+    bool memcg_reclaim = false;  // !global_reclaim(sc): slab pages freed do not count (flush_reclaim_state)
 };
 
 // One NUMA node's memory as the page allocator sees it: a single zone with the kernel's
@@ -277,6 +279,25 @@ public:
     // filemap_fault's, linked on the file's i_mmap (the rmap of its folios). Returns its index.
     uint32_t file_mmap(uint32_t mm, uint32_t file);
     uint64_t file_cached_pages(uint32_t file) const;   // the file's page cache, resident pages
+    // A file system's dentry and inode caches for `entries` entries (shrinker.cpp): each
+    // entry's dentry and inode charge the memcg of the task that looks it up (SLAB_ACCOUNT) by
+    // their object sizes; `reclaimable`: on the superblock's LRUs, freed by its shrinker (a disk
+    // file system); otherwise pinned (tmpfs). One per kernel.
+    void dcache_create(uint32_t entries, uint32_t dentry_bytes, uint32_t inode_bytes, bool reclaimable);
+    // Path lookup of entry `e` (the last component; its parents are cached): a cached dentry is
+    // referenced, a missing dentry or inode allocated and charged.
+    void fs_lookup(Ctx& c, uint32_t e);
+    const mm::Dcache* dcache() const { return dcache_.get(); }
+    // do_shrink_slab's scan count for `freeable` objects: (nr_deferred >> priority) + delta,
+    // delta = (freeable >> priority) x 4 / seeks, or freeable / 2 for seeks 0; at most 2 x freeable.
+    static uint64_t shrinker_total_scan(uint64_t freeable, uint64_t deferred, int priority, unsigned seeks,
+                                        uint64_t* delta = nullptr);
+    struct SlabStats {
+        uint64_t lookups = 0, alloc_dentries = 0, alloc_inodes = 0;
+        uint64_t freed_dentries = 0, freed_inodes = 0, rotated = 0;
+        uint64_t shrinker_calls = 0, slabs_scanned = 0;          // do_shrink_slab calls, SLABS_SCANNED
+        uint64_t shadow_calls = 0, shadow_scanned = 0, shadow_nodes_freed = 0;   // workingset shadow shrinker
+    } slabstat;
     mm::folio_t file_folio(uint32_t file, uint32_t idx) const;   // page idx's folio, or NO_FOLIO
     bool has_files() const { return !files_.empty(); }
 
@@ -488,6 +509,22 @@ private:
     bool oom_reaper_sleeping_ = false;
     std::vector<int> oom_reap_queue_;
 
+    // slab caches and shrinkers (shrinker.cpp)
+    // shrink_slab for node nid at sc.priority: the superblock shrinker of the workload's memcg,
+    // and in global reclaim the root memcg's shadow-node shrinker. Returns the objects freed.
+    unsigned long shrink_slab(Ctx& c, int nid, ScanControl& sc);
+    unsigned long super_cache_scan(Ctx& c, int nid, uint64_t nr_to_scan);
+    unsigned long scan_shadow_nodes(Ctx& c, int nid, uint64_t nr_to_scan);
+    void slab_charge(Ctx& c, int64_t bytes);   // obj_cgroup_charge / uncharge of `bytes` (negative: uncharge)
+    std::unique_ptr<mm::Dcache> dcache_;
+    uint32_t dentry_bytes_ = 0, inode_bytes_ = 0;
+    int64_t slab_bytes_ = 0;                  // bytes of slab objects charged
+    std::vector<uint64_t> sb_deferred_;       // the superblock shrinker's nr_deferred, per node (the memcg's)
+    std::vector<hw::Lock> sb_lru_lock_;       // s_dentry_lru and s_inode_lru list locks: [node x 2 + list]
+    std::vector<uint64_t> shadow_on_list_;    // xa_nodes on each node's shadow_nodes list
+    std::vector<uint64_t> shadow_deferred_;   // the shadow shrinker's nr_deferred, per node (root)
+    size_t shadow_cursor_ = 0;                // where the last shadow-node walk stopped (xa_nodes_ index)
+
     // memcg reclaim
     void mem_cgroup_handle_over_high(Ctx& c);
     unsigned long do_try_to_free_pages(Ctx& c, ScanControl& sc);
@@ -605,7 +642,7 @@ private:
     std::unordered_map<uint32_t, std::vector<uint32_t>> anon_vma_;
     int free_cpu_ = 0;                  // CPU whose obj stock takes zswap uncharges
     unsigned pending_invalidate_ = 0;   // zswap entries freed by the last slot free
-    mutable std::array<hw::LockStats, 8> agg_{};
+    mutable std::array<hw::LockStats, 9> agg_{};
     std::vector<hw::Lock> lru_lock_, zone_lock_, list_lru_lock_, zs_class_lock_;
     std::vector<hw::Lock> shadow_lru_lock_;   // shadow_nodes list_lru, root memcg: one per node
     hw::Lock si_lock_, page_counter_;

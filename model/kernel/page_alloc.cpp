@@ -195,6 +195,7 @@ void Kernel::balance_pgdat(Ctx& c, int nid)
         c.sys(cfg_.c.reclaim_entry);
         if (lruvec[size_t(nid)].total_pages())
             shrink_lruvec(c, nid, sc);
+        shrink_slab(c, nid, sc);
         c.flush();
         if (sc.nr_scanned < sc.nr_to_reclaim || sc.nr_reclaimed == before)
             sc.priority--;

@@ -120,6 +120,7 @@ void Kernel::xa_store(Ctx* c, swp_offset_t off, unsigned nr, XaStore what, int c
         if (only_shadows != x.on_list) {
             x.on_list = only_shadows;
             size_t nid = size_t(x.nid);
+            only_shadows ? shadow_on_list_[nid]++ : shadow_on_list_[nid]--;
             if (c)
                 c->lock(shadow_lru_lock_[nid], cfg_.c.shadow_list_hold, 1, 0, "workingset_update_node");
             else

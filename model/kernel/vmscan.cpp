@@ -64,6 +64,7 @@ bool can_reclaim_anon_pages(const SwapDevice& swap, uint64_t swapfile_slots, con
 unsigned long Kernel::try_to_free_mem_cgroup_pages(Ctx& c, unsigned nr_pages)
 {
     ScanControl sc;
+    sc.memcg_reclaim = true;
     sc.nr_to_reclaim = std::max<unsigned long>(nr_pages, cfg_.swap_cluster_max);
     // The fitted per-call cost comes from calls that scan. A call with no folio it may scan
     // (no swap space left, no file folios) walks DEF_PRIORITY + 1 empty priorities, each about
@@ -91,6 +92,7 @@ unsigned long Kernel::do_try_to_free_pages(Ctx& c, ScanControl& sc)
                 continue;
             unsigned long before = sc.nr_reclaimed;
             shrink_lruvec(c, nid, sc);
+            shrink_slab(c, nid, sc);   // shrink_node_memcgs: after each memcg's lruvec
             if (sc.nr_reclaimed > before)
                 nodes_[size_t(nid)].kswapd_failures = 0;
         }

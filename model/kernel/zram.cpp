@@ -38,7 +38,8 @@ bool Kernel::page_zero(const Vma& v, uint32_t idx) const
 
 uint64_t Kernel::ram_pages() const
 {
-    return folio_pages_ + uint64_t(std::max<int64_t>(0, memcg.pagetable_pages)) + zpool.pool_pages() +
+    return folio_pages_ + uint64_t(std::max<int64_t>(0, memcg.pagetable_pages)) +
+           uint64_t(std::max<int64_t>(0, memcg.slab_pages)) + zpool.pool_pages() +
            (zram ? zram->pool().pool_pages() : 0);
 }
 

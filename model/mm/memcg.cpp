@@ -204,7 +204,9 @@ MemcgStat MemCgroup::stat() const
     s.anon = bytes(anon_pages);
     s.file = bytes(file_pages);
     s.pagetables = bytes(pagetable_pages);
-    s.kernel = bytes(kmem_pages + pagetable_pages);
+    s.kernel = bytes(kmem_pages + pagetable_pages + slab_pages);
+    s.slab_reclaimable = slab_reclaimable_bytes;
+    s.slab_unreclaimable = slab_unreclaimable_bytes;
     s.zswap = zswap_bytes;
     s.zswapped = zswapped * PAGE_SIZE;
     return s;

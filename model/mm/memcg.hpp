@@ -32,6 +32,7 @@ struct PageCounter {
 // prints them. kernel: MEMCG_KMEM, i.e. zswap's charged pages and the page tables.
 struct MemcgStat {
     uint64_t current = 0, anon = 0, file = 0, kernel = 0, pagetables = 0, zswap = 0, zswapped = 0;
+    uint64_t slab_reclaimable = 0, slab_unreclaimable = 0;   // the dentry and inode caches (shrinker.cpp)
 };
 
 struct MemcgEvents {
@@ -95,6 +96,10 @@ public:
     uint64_t zswapped = 0;     // memory.stat zswapped
     int64_t anon_pages = 0, file_pages = 0, kmem_pages = 0;   // file: page cache (NR_FILE_PAGES); kmem: zswap's
     int64_t pagetable_pages = 0;                             // memory.stat pagetables
+    // Slab objects charged to the memcg (obj_cgroup_charge), in pages (units) of the byte
+    // total rounded up: reclaimable (a shrinker frees them) or not (a tmpfs tree's, pinned).
+    int64_t slab_pages = 0;
+    uint64_t slab_reclaimable_bytes = 0, slab_unreclaimable_bytes = 0;
 
 private:
     bool consume_stock(int cpu, unsigned nr_pages);

@@ -294,6 +294,23 @@ void add_common(json& r, const scenario::Config& cfg, const std::string& scenari
                              {"refaults_activated", k.filestat.refault_activated},
                              {"io_wait_s", k.filestat.io_wait_s},
                              {"disk_busy_s", k.rootdev->busy_s()}};
+    if (k.dcache() || k.slabstat.shadow_calls) {   // slab caches and shrinkers (kernel/shrinker.cpp)
+        const kernel::Kernel::SlabStats& ss = k.slabstat;
+        dev["slab"] = {{"slab_reclaimable_bytes", end.slab_reclaimable},
+                       {"slab_unreclaimable_bytes", end.slab_unreclaimable},
+                       {"dentries", k.dcache() ? k.dcache()->cached_dentries() : 0},
+                       {"inodes", k.dcache() ? k.dcache()->cached_inodes() : 0},
+                       {"lookups", ss.lookups},
+                       {"alloc_dentries", ss.alloc_dentries},
+                       {"alloc_inodes", ss.alloc_inodes},
+                       {"freed_dentries", ss.freed_dentries},
+                       {"freed_inodes", ss.freed_inodes},
+                       {"rotated", ss.rotated},
+                       {"shrinker_calls", ss.shrinker_calls},
+                       {"slabs_scanned", ss.slabs_scanned},
+                       {"shadow_shrinker_calls", ss.shadow_calls},
+                       {"workingset_nodereclaim", ss.shadow_nodes_freed}};
+    }
     if (k.zram)
         dev["zram"] = {{"type", "zram"}, {"comp_algorithm", cfg.s("swap.zram.comp_algorithm")},
                        {"disksize", k.zram->nr_slots() * PAGE_SIZE},

@@ -233,9 +233,10 @@ nlohmann::json run_scenario(const Config& cfg, const std::string& scenario_text,
         kb.object_bytes = workload::kbuild_object_bytes();
         kb.cpus = hw::place_tasks(kc.topo, set.cpus, kb.jobs);
         workload::Kbuild kbuild(k, kb);
-        EngineBarrier done(kb.jobs);
+        EngineBarrier done(kb.jobs), walked(kb.jobs);
         for (int s = 0; s < kb.jobs; s++)
-            sim.spawn("make-slot-" + std::to_string(s), kb.cpus[size_t(s)], [&, s] { kbuild.run_slot(s, clock, done); });
+            sim.spawn("make-slot-" + std::to_string(s), kb.cpus[size_t(s)],
+                      [&, s] { kbuild.run_slot(s, clock, done, &walked); });
         run_watched();
         double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
         return report::build_result(cfg, scenario_text, k, kbuild, wall);

@@ -87,6 +87,7 @@ void derive_page_unit(kernel::KConfig& k)
     k.dram_pages /= u;
     k.memcg_high = div_pages(k.memcg_high, u);
     k.memcg_max = div_pages(k.memcg_max, u);
+    k.root_lru_pages = div_pages(k.root_lru_pages, u);
     k.memcg_swap_max = div_pages(k.memcg_swap_max, u);
     k.swap_slots /= u;
     k.swapfile_slots /= u;
@@ -104,7 +105,9 @@ void derive_page_unit(kernel::KConfig& k)
     kernel::Costs& c = k.c;
     const std::initializer_list<double kernel::Costs::*> per_call = {
         &kernel::Costs::reclaim_entry, &kernel::Costs::shrink_round, &kernel::Costs::lru_lock_base, &kernel::Costs::charge,
-        &kernel::Costs::counter_hold, &kernel::Costs::exit_mm, &kernel::Costs::fork_mm, &kernel::Costs::oom_kill};
+        &kernel::Costs::counter_hold, &kernel::Costs::exit_mm, &kernel::Costs::fork_mm, &kernel::Costs::oom_kill,
+        &kernel::Costs::slab_lookup_alloc, &kernel::Costs::slab_lookup_dentry, &kernel::Costs::slab_isolate,
+        &kernel::Costs::slab_free_dentry, &kernel::Costs::slab_free_inode, &kernel::Costs::slab_shrinker_call};
     const std::initializer_list<double kernel::Costs::*> rates = {&kernel::Costs::zero_bw, &kernel::Costs::zs_copy_bw, &kernel::Costs::pmem_bw,
                                                           &kernel::Costs::cow_copy_bw};
     const std::initializer_list<double kernel::Costs::*> per_page = {
@@ -121,8 +124,8 @@ void derive_page_unit(kernel::KConfig& k)
         &kernel::Costs::zap_per_folio, &kernel::Costs::zap_per_swap, &kernel::Costs::fork_per_pte, &kernel::Costs::fork_per_swap_pte,
         &kernel::Costs::rmap_per_vma, &kernel::Costs::lock_handoff, &kernel::Costs::shadow_list_hold};
     // Every field is in one list: a new cost must say how it scales.
-    static_assert(sizeof(kernel::Costs) == 62 * sizeof(double), "classify the new Costs field in derive_page_unit");
-    if (per_call.size() + rates.size() + per_page.size() != 62)
+    static_assert(sizeof(kernel::Costs) == 68 * sizeof(double), "classify the new Costs field in derive_page_unit");
+    if (per_call.size() + rates.size() + per_page.size() != 68)
         throw std::logic_error("derive_page_unit: Costs lists out of step");
     for (auto f : per_page)
         c.*f *= u;

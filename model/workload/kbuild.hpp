@@ -22,6 +22,14 @@
 // the objects fill the tmpfs file back to back, unit k's object starting at page 9k). Leaves out: make's own processes and dependency scanning, the gcc driver's and as's
 // own small heaps (in the measured peak RSS of the job, which GNU time takes as the largest
 // process), objtool, modules.
+// The source tree's dentries and inodes (Kernel::dcache_create, kernel/shrinker.cpp), by
+// workload.kbuild.fs: on tmpfs copied in from outside the memcg (the default, inferred) nothing
+// is charged; copied in by the build's memcg, every entry's dentry and shmem inode are charged
+// when make starts and pinned; on a disk file system, make's walk at the start looks up every
+// entry (charging its dentry and inode, reclaimable by the superblock shrinker) and each compile
+// job looks up workload.kbuild.fs_lookups entries (its source and headers), drawn uniformly
+// from the tree with the seeded generator, at its start. Left out with the disk: the tree's file
+// pages (the headers' page cache), negative dentries, the objects' own dentries and inodes.
 // The toolchain (cc1, as and the libraries only they use) is one file on the root disk
 // (Kernel::file_create, kernel/filemap.cpp) of workload.kbuild.toolchain bytes, its page cache
 // charged to the build's memcg when first read (inferred: caches dropped before the run; the
@@ -47,6 +55,14 @@ struct KbuildJob {
     uint64_t rss_bytes = 0;
 };
 
+// Where the source tree lives and who was charged for its dentries and inodes
+// (calibration/workloads/kbuild-slab-6.1.json, tools/measure_slab.sh).
+enum class KbuildFs {
+    Tmpfs,          // copied into tmpfs outside the build's memcg: lookups charge nothing (measured 0 B)
+    TmpfsCharged,   // copied into tmpfs by the build's own memcg: 1,245 B per entry, pinned
+    Disk,           // on a disk file system (ext4): the lookups allocate 1,351 B per entry, reclaimable
+};
+
 struct KbuildConfig {
     int jobs = 1;                    // make -j
     int units = 2725;                // compile units
@@ -59,6 +75,9 @@ struct KbuildConfig {
     double heap_reuse = 1;           // re-touches of a job's heap, in heaps, over its life
     uint64_t text_pages = 0;         // workload.kbuild.text: toolchain file pages a compile job maps
     uint64_t toolchain_pages = 0;    // workload.kbuild.toolchain: the toolchain file's pages (its page cache)
+    KbuildFs fs = KbuildFs::Tmpfs;   // workload.kbuild.fs
+    uint32_t fs_entries = 0;         // workload.kbuild.fs_entries: the tree's files and directories
+    uint32_t fs_lookups = 0;         // workload.kbuild.fs_lookups: path lookups per compile job
     int steps = 8;                   // heap growth steps per job
     double fork_exec_s = 0;          // sys time of make's fork + exec of one recipe
     double user_bw = 1e10;           // bytes/s of the jobs' memory loops
@@ -85,7 +104,10 @@ public:
     Kbuild(kernel::Kernel& k, const KbuildConfig& cfg);
     // Body of job slot `s` (one per -j): takes units until none is left; slot 0 then waits
     // for every slot and runs the link steps.
-    void run_slot(int s, kernel::Clock& clk, Barrier& done);
+    // `walked`: every slot waits there for make's walk of the tree (slot 0 runs it) when the
+    // tree's dentries are charged (workload.kbuild.fs).
+    void run_slot(int s, kernel::Clock& clk, Barrier& done, Barrier* walked = nullptr);
+    double walk_sys_s() const { return walk_sys_s_; }
     const KbuildConfig& cfg() const { return cfg_; }
     const KbuildResult& result() const { return res_; }
 
@@ -100,6 +122,8 @@ private:
     std::vector<KbuildJob> drawn_;   // the profile of each unit
     int next_unit_ = 0, running_ = 0;
     std::vector<int> pids_;
+    double walk_sys_s_ = 0;
+    void walk_tree(kernel::Clock& clk, int cpu);
     KbuildResult res_;
 };
 

@@ -151,3 +151,30 @@ TEST_CASE("swap cache: the shadow_nodes list lock is shared by every reclaiming 
     json st_cold = with({"kernel.swap_cache=swap_table", "cost.workingset.shadow_list=3000"});
     CHECK(metric(st_hot, "sys_s") == metric(st_cold, "sys_s"));
 }
+
+TEST_CASE("global pressure: the shadow-node shrinker frees swap-cache shadow nodes only when the root's own LRU is small",
+          "[pressure][slab]")
+{
+    // The swap cache's xa_nodes are on the root memcg's shadow_nodes list; count_shadow_nodes
+    // weighs them against the root's own LRU pages / 8. With the workload in the root (the
+    // default, kernel.memcg.root_lru=max) its 2G of LRU pages allow 64k nodes, far more than the
+    // ~1G swapped out makes; in a child memcg beside a root with 64M of its own, they do not.
+    json in_root = run_pressure({});
+    json child = run_pressure({"kernel.memcg.root_lru=64M"});
+    REQUIRE(in_root["devices"].contains("slab"));
+    REQUIRE(child["devices"].contains("slab"));
+    const json& a = in_root["devices"]["slab"];
+    const json& b = child["devices"]["slab"];
+    CHECK(a["shadow_shrinker_calls"].get<double>() > 0);
+    CHECK(a["workingset_nodereclaim"] == 0);
+    CHECK(b["workingset_nodereclaim"].get<double>() > 0);
+    // Each node reclaimed takes the list lock the swap-out path takes.
+    const json* la = lock_row(in_root, "shadow_nodes list_lru");
+    const json* lb = lock_row(child, "shadow_nodes list_lru");
+    REQUIRE(la);
+    REQUIRE(lb);
+    CHECK((*lb)["acquisitions"].get<double>() > (*la)["acquisitions"].get<double>());
+    // memory.max reclaim of the workload's memcg never calls it: the root is not in its subtree.
+    json memcg = run_pressure({"machine.dram=8G", "kernel.memcg.max=1G", "kernel.memcg.root_lru=4K"});
+    CHECK(!memcg["devices"].contains("slab"));
+}

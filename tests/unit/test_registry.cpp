@@ -385,7 +385,7 @@ TEST_CASE("scenario key errors name the path and suggest the fix", "[load]")
           "s.json: $.zzz: unknown key; known keys at the top level: name, description, seed, machine, swap, kernel, "
           "workload, cost, sim");
     CHECK(load_error(R"({"kernel": {"memcg": "40G"}})") ==
-          "s.json: $.kernel.memcg: expected an object with keys high, max, swap_max, got \"40G\"");
+          "s.json: $.kernel.memcg: expected an object with keys high, max, swap_max, root_lru, got \"40G\"");
     CHECK(load_error(R"({"kernel.memcg.high": "40G"})") ==
           "s.json: $.kernel.memcg.high: dotted keys are not allowed here; nest it as "
           "{\"kernel\": {\"memcg\": {\"high\": ...}}}");
