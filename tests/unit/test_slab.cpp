@@ -168,7 +168,7 @@ TEST_CASE("slab: with old anon folios to reclaim, a memcg's reclaim stays at hig
     CHECK(k.check_invariants() == "");
 }
 
-TEST_CASE("slab: a kernel build charges no slab without a walk of a disk tree; on disk its dentries are charged and shrunk",
+TEST_CASE("slab: a kernel build charges no slab without a walk of a disk tree, and on disk charges its dentries and shrinks them",
           "[slab][kbuild]")
 {
     using nlohmann::json;
