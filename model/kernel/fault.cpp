@@ -344,9 +344,14 @@ folio_t Kernel::read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, swp_offset_t
     } else if (zram) {
         zram_read(c, off, 1);
     } else if (ssd) {
+        // Locked through the sleep for a request tag, and for the faulting page until its read
+        // is done (do_swap_page unlocks it); a readahead folio is unlocked once submitted.
+        folios[f].set(PG_locked);
         c.io_wait_until(ssd->tag_free_at(c.now()));
         c.sys(cfg_.c.bio_submit);
         *ready = ssd->submit(c.now(), PAGE_SIZE, false, uint64_t(off) * PAGE_SIZE);
+        if (raced)
+            folios[f].clear(PG_locked);
     }
     vm.count(PSWPIN);
     return f;
@@ -492,6 +497,7 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
             }
             f = read_swap_cache_async(c, v, idx, off, &ready);
             c.io_wait_until(ready);
+            folios[f].clear(PG_locked);   // folio_lock returns: the read is done
         }
     }
     if (folios[f].order)

@@ -365,6 +365,11 @@ unsigned long Kernel::shrink_folio_list(Ctx& c, std::vector<folio_t>& list, std:
             continue;
         }
 
+        if (fo->test(PG_locked)) {   // folio_trylock fails: a swap-in waits on its read
+            ret.push_back(f);
+            continue;
+        }
+
         if (fo->test(PG_writeback)) {
             // cgroup v2 (writeback_throttling_sane): mark for immediate reclaim, activate.
             fo->set(PG_reclaim);

@@ -39,6 +39,8 @@ enum FolioFlag : uint16_t {
                                // reclaim since (Kernel::SwapoutAccounting)
     PG_workingset = 1u << 14,  // deactivated from the active list once (workingset_eviction's
                                // shadow records it; a refault of it is a WORKINGSET_RESTORE)
+    PG_locked = 1u << 15,      // a swap-in's folio while its read is in flight: the faulting
+                               // task maps it after; reclaim's folio_trylock fails
 };
 
 enum LruList : uint8_t {
