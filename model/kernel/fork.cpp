@@ -124,10 +124,10 @@ void Kernel::tlb_flush_dirty(Ctx& c, folio_t f)
     const Costs& k = cfg_.c;
     auto flush_one = [&](const MmStruct& m) {
         if (m.owner_task == c.task.pid || m.owner_task < 0 || !tasks_[size_t(m.owner_task)].running) {
-            c.sys(k.tlb_irq);
+            c.sys(k.tlb_irq, "try_to_unmap_flush_dirty");
             return;
         }
-        c.sys(k.tlb_flush);
+        c.sys(k.tlb_flush, "try_to_unmap_flush_dirty");   // the IPI and the wait for it
         tasks_[size_t(m.owner_task)].stolen += k.tlb_irq;
     };
     const Folio& fo = folios[f];
