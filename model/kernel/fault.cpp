@@ -15,6 +15,7 @@
 // pgmajfault, swap_free and folio_free_swap on a write fault. An entry with more than one
 // reference (fork) is read through the swap cache and mapped read-only; a write then takes
 // do_wp_page (fork.cpp). tmpfs pages (Vma::shmem) are order 0 and always use the swap cache.
+// A VMA marked small_folios (a process's data copied at fork) faults order 0.
 // Page tables: one charged page per 2 MiB range faulted (the PTE table, or the table a PMD THP
 // deposits). Granularity: one call per fault. Leaves out: the zeromap, workingset refault
 // activation, PMD/PUD table pages (one per GiB).
@@ -242,7 +243,7 @@ unsigned Kernel::do_anonymous_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx)
 {
     pte_alloc(c, v, idx);
     unsigned order = 0;   // shmem: huge=never
-    if (!v.shmem)
+    if (!v.shmem && !v.small_folios)
         order = charge_anon_folio(c, v, idx);
     else if (!charge_folio(c, 1))
         throw std::runtime_error("memcg OOM: memory.max reached and reclaim made no progress");

@@ -481,8 +481,8 @@ Kernel::Census Kernel::census(const std::vector<uint32_t>& mm_ids) const
     for (uint32_t id : mm_ids) {
         const MmStruct& m = mms[id];
         n.processes++;
-        for (const Vma& v : m.vmas)
-            n.pages_written += v.pte.size();
+        for (const Vma& v : m.vmas)   // pages the process touched (a VMA may have holes)
+            n.pages_written += uint64_t(std::count_if(v.pte.begin(), v.pte.end(), [](pte_t p) { return p != PTE_NONE; }));
         n.resident_pages += m.rss_anon;
         n.swapped_pages += m.swapents;
     }

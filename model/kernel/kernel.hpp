@@ -74,14 +74,21 @@ struct Vma {
     // A page-table page per PMD range (2 MiB) once faulted: the PTE table, or a PMD THP's
     // deposited one. Charged to the memcg (GFP_PGTABLE_USER has __GFP_ACCOUNT).
     std::vector<bool> pte_table;
-    // vma->swap_readahead_info: last fault page, window, readahead hits (zeroed with the VMA).
-    uint32_t ra_addr = 0;
+    // vma->swap_readahead_info: last fault page, window, readahead hits. The kernel zeroes it
+    // with the VMA, i.e. a previous fault at address 0, next to no user page; indices here
+    // are VMA-relative, so "none yet" is RA_NONE, not 0 (0 would make a first fault at page 1
+    // look sequential and open a readahead window).
+    static constexpr uint32_t RA_NONE = 0xfffffff0u;
+    uint32_t ra_addr = RA_NONE;
     unsigned ra_win = 0, ra_hits = 0;
     uint32_t data_gen = 0;    // which data the workload wrote (DataModel's zero pages)
     // vma->anon_vma: the id of the VMA whose anon_vma this one shares (its own id unless
     // fork copied it). The rmap of a folio walks every VMA of its owner's anon_vma.
     uint32_t anon_vma = 0;
     bool shmem = false;       // a tmpfs file's page cache, not a mapping (see Kernel::shmem_create)
+    // Anon pages of order 0 whatever mTHP allows: a process's own data inherited through fork,
+    // whose private copies wp_page_copy allocates one page at a time, or set up by exec.
+    bool small_folios = false;
     // A file on the root block device (Kernel::file_create): its id + 1, 0 for anon memory. The
     // file's own VMA (`pagecache`) holds its page cache in its slots (a folio or none); a
     // process's VMA mapping it (Kernel::file_mmap, VM_EXEC) holds PTEs of those folios.

@@ -28,7 +28,8 @@ void Swapinout::run(Clock& clk)
     for (int r = 0; r < cfg_.rounds; r++) {
         Vma& v = k_.mms[mm_].vmas[0];   // a fresh mmap each round
         v.data_gen = uint32_t(r);
-        v.ra_addr = v.ra_win = v.ra_hits = 0;
+        v.ra_addr = kernel::Vma::RA_NONE;
+        v.ra_win = v.ra_hits = 0;
         double t0 = clk.now();
         pass(c, true);
         double t1 = clk.now();

@@ -1,6 +1,7 @@
 #include "workload/usemem.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 
 namespace swapsim::workload {
@@ -14,7 +15,26 @@ using namespace kernel;
 
 namespace {
 constexpr uint32_t VMA_MAIN = 0;          // the usemem mapping; the footprint VMAs follow
-constexpr uint64_t MISC_VMA_PAGES = 3;    // stack, heap, libc and ld.so data: small VMAs
+// The child's private anon pages besides the mapping, VMA by VMA in address order, as measured
+// (calibration/workloads/usemem-footprint.json, tools/measure_usemem_footprint.py): 'h' a page
+// the write loop keeps touching (do_access's call frames on the stack, usemem's globals, TLS),
+// 'e' a page touched again only after the writes (statistics, munmap, exit: libc and ld.so
+// data and bss), '.' no page. usemem .data, the TLS block, libc .data, libc .bss, an anon
+// page of libc, ld.so .data, the stack. Pages still shared with the parent (the RELRO
+// segments, 36 KiB) are not the child's and are left out: the first child to touch one swaps
+// it in for all 71 mappers, a handful of faults a run.
+constexpr const char* MISC_LAYOUT[] = {"h", "he.", "ee", "e...eee......", "e.", "ee",
+                                       "...............................hh"};
+constexpr uint64_t HOT_TOUCH_PAGES = mm::HPAGE_PMD_NR;
+}
+
+uint64_t misc_layout_pages()
+{
+    uint64_t n = 0;
+    for (const char* v : MISC_LAYOUT)
+        for (const char* p = v; *p; p++)
+            n += *p != '.';
+    return n;
 }
 
 Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus)
@@ -45,11 +65,23 @@ Usemem::Usemem(Kernel& k, const UsememConfig& cfg, const std::vector<int>& cpus)
         Process proc(k, cpu);
         int pid = proc.pid();
         proc.mmap_anon(cfg.size / mm::PAGE_SIZE);
+        // The measured layout, repeated or cut to misc_anon's pages.
+        std::vector<std::vector<char>> layout;
         for (uint64_t left = (cfg.misc_anon + mm::PAGE_SIZE - 1) / mm::PAGE_SIZE; left;) {
-            uint64_t n = std::min(left, MISC_VMA_PAGES);
-            proc.mmap_anon(n);
-            left -= n;
+            for (const char* v : MISC_LAYOUT) {
+                if (!left)
+                    break;
+                std::vector<char> roles;
+                for (const char* p = v; *p && left; p++) {
+                    roles.push_back(*p);
+                    left -= *p != '.';
+                }
+                uint32_t vi = proc.mmap_anon(roles.size());
+                k.mms[proc.mm()].vmas[vi].small_folios = true;   // copied from the parent at fork
+                layout.push_back(std::move(roles));
+            }
         }
+        misc_.push_back(std::move(layout));
         proc_.push_back(proc);
         pids_.push_back(pid);
         UsememProc p;
@@ -72,10 +104,26 @@ void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_
     pr.t_start = clk.now();
     Ctx c(k_, t, clk);
     uint64_t pages = cfg_.size / mm::PAGE_SIZE;
-    auto touch_footprint = [&](bool read) {
-        const auto& vmas = k_.mms[t.mm].vmas;
-        for (uint32_t v = VMA_MAIN + 1; v < vmas.size(); v++)
-            touch_range(c, i, v, 0, vmas[v].pte.size(), read, true);
+    // The footprint pages of the given roles ("he": all), VMA by VMA in address order.
+    const auto& layout = misc_[size_t(i)];
+    auto touch_footprint = [&](bool read, const char* roles) {
+        for (size_t v = 0; v < layout.size() && !t.oom_victim; v++)
+            for (size_t p = 0; p < layout[v].size() && !t.oom_victim; p++)
+                if (layout[v][p] != '.' && std::strchr(roles, layout[v][p]))
+                    touch_range(c, i, VMA_MAIN + 1 + uint32_t(v), p, 1, read, true);
+    };
+    // The write loop keeps its hot pages referenced (do_access is a call per word: its frame
+    // is on the stack). The model touches them after every 2 MiB written, a PMD and so a step
+    // boundary whatever the folio size and the write step (sim.write_chunk); a touch of a
+    // present page costs nothing.
+    auto write_pass = [&](bool verify) {
+        for (uint64_t first = 0; first < pages && !t.oom_victim; first += HOT_TOUCH_PAGES) {
+            touch_range(c, i, VMA_MAIN, first, std::min(HOT_TOUCH_PAGES, pages - first), verify, true);
+            for (size_t v = 0; v < layout.size() && !t.oom_victim; v++)
+                for (size_t p = 0; p < layout[v].size(); p++)
+                    if (layout[v][p] == 'h')
+                        proc_[size_t(i)].touch(c, VMA_MAIN + 1 + uint32_t(v), p, true);
+        }
     };
 
     // Waits in user space (pipe reads, sleeps): the oom_reaper may reap the task meanwhile.
@@ -88,12 +136,12 @@ void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_
     // (modelled as the killed child passing the rendezvous without work).
     auto alive = [&] { return !t.oom_victim; };
 
-    touch_footprint(false);
+    touch_footprint(false, "he");
     // ready(): poll() on the start pipe until the parent, having forked all, writes "GO".
     user_wait([&] { start_barrier.wait(); });
     c.block_until(clk.now() + woken_after_[size_t(i)]);
     for (int rep = 0; rep < cfg_.repeat && alive(); rep++)   // later passes verify each word before rewriting it
-        touch_range(c, i, VMA_MAIN, 0, pages, rep > 0, true);
+        write_pass(rep > 0);
     if (cfg_.read_again && alive())
         touch_range(c, i, VMA_MAIN, 0, pages, true, false);
     c.flush();
@@ -114,7 +162,7 @@ void Usemem::run_child(int i, Clock& clk, Barrier& start_barrier, Barrier* free_
         census_at_writes_done_ = k_.census(mms);
     }
     if (alive()) {
-        touch_footprint(true);
+        touch_footprint(true, "e");
         double until = clk.now() + cfg_.sleep_s;
         c.flush();
         if (until > clk.now())

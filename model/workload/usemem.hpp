@@ -1,12 +1,15 @@
 // vm-scalability usemem: N processes, each writing its own private anonymous mapping.
 //
 // Models (usemem.c): the parent forks N children in sequence (start_time taken just before,
-// with --init-time); each child touches its small private footprint (stack, heap, libc data)
+// with --init-time); each child touches its small private footprint (stack, libc and ld.so
+// data and bss, TLS: the measured layout of usemem.cpp, order-0 pages as fork's copies are)
 // and waits in ready() until the parent has forked all and writes "GO" (with -y after its
 // mmap, without before: mmap is not timed), then writes every 8-byte word once in order
-// (do_rw_once), repeats with a verifying read first (-r), reads again (-Z), prints its
-// statistics (touching its footprint), sleeps (-s), optionally rendezvous (-x), and munmaps
-// (timing_free) then exits. Throughput is usemem's own: ((bytes * 10^6) >> 10) / usecs with
+// (do_rw_once, which keeps the footprint's hot pages referenced), repeats with a verifying
+// read first (-r), reads again (-Z), prints its statistics (touching the footprint's other
+// pages, in address order), sleeps (-s), optionally rendezvous (-x), and munmaps
+// (timing_free) then exits. Left out: the pages still shared with the parent (RELRO), the
+// parent's own faults, and the file-backed text (its page-cache misses are pgmajfault too). Throughput is usemem's own: ((bytes * 10^6) >> 10) / usecs with
 // bytes = size/8 + size per pass, usecs from start_time.
 // Granularity: a task advances `write_chunk` bytes per simulated step, and breaks the step at
 // every fault that leaves memory.high debt (paid on return to user mode). The only random
@@ -89,6 +92,10 @@ private:
     mm::MemcgStat at_writes_done_;
     kernel::Kernel::Census census_at_writes_done_;
     std::vector<char> written_;   // child i has written and not begun to munmap
+    std::vector<std::vector<std::vector<char>>> misc_;   // child i's footprint VMAs: page roles
 };
+
+// Pages of one copy of the measured footprint layout (usemem.cpp): misc_anon's default.
+uint64_t misc_layout_pages();
 
 }  // namespace swapsim::workload

@@ -126,7 +126,7 @@ TEST_CASE("invariants: runs expose and satisfy them, pswpout above pgsteal expla
             CHECK(s["pswpout"].get<uint64_t>() > s["pgsteal_direct"].get<uint64_t>());
             // The pages written that reclaim did not free: unmapped by munmap or exit, written
             // again, or still resident at the census (written, then referenced: kept in the swap
-            // cache; usemem's 23 misc pages per task make some).
+            // cache; usemem's 14 footprint pages per task make some).
             CHECK(s["written_unmapped"].get<uint64_t>() + s["written_again"].get<uint64_t>() +
                       s["written_resident"].get<uint64_t>() ==
                   s["pswpout"].get<uint64_t>() - s["pgsteal_direct"].get<uint64_t>() + s["freed_clean"].get<uint64_t>());

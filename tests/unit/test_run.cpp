@@ -426,3 +426,22 @@ TEST_CASE("run: swapinout through zram: ratios from the measured table, multi-pa
         CHECK((*m)["ram_used_after_pageout"].get<double>() > 1.5e6);
     }
 }
+
+TEST_CASE("run: usemem's footprint swaps back in as measured: the pages touched after the writes once each, one readahead per child", "[run]")
+{
+    // medium.json: 16 children, 5G of memory.high over 8G written: every cold footprint page is
+    // evicted during the writes. After them each child touches its 10 'e' pages (libc and ld.so
+    // data and bss, the TLS block); the write loop's 4 hot pages may be evicted while their task
+    // waits in reclaim at the memory.high crossing, and come back at once. Readahead opens only
+    // in libc's .bss, whose pages 4-6 fault in order: one page read ahead and hit per child.
+    TempDir d;
+    json r = run_json({}, d.path);
+    const json& m = r["metrics"];
+    auto u = [&](const char* k) { return m[k].get<double>(); };
+    double n = r["effective_config"]["workload"]["usemem"]["nproc"].get<double>();
+    CHECK(u("zswpin") >= 10 * n);
+    CHECK(u("zswpin") <= 14 * n);
+    CHECK(u("swap_ra") == n);
+    CHECK(u("swap_ra_hit") == n);
+    CHECK(u("pgmajfault") == u("zswpin") - u("swap_ra"));
+}
