@@ -238,3 +238,47 @@ TEST_CASE("lock: recycled bin blocks start empty, and a lock never reads a block
     CHECK(c.load(0, 10 * us) > 0);
     CHECK(b.load(0, 10 * us) == 0);
 }
+
+TEST_CASE("lock: tasks that take a lock twice in quick succession, then work long, queue only where they collide", "[lock][timed]")
+{
+    // workingset_update_node's pattern on the shadow-node list: 30 tasks each take the lock
+    // twice 1 us apart, then work 50 us (a page's swap-out), starting spread over the 51 us.
+    // Together they ask for ~30% of it: below saturation nobody waits for the others' turns,
+    // only where two holds collide in time (the bins). Counting every recent holder as queued
+    // made each second hold wait ~29 holds (~8 us).
+    hw::Lock l = busy_lock(0.05 * us);
+    const double T = 600 * us, hold = 0.25 * us, round = 51.5 * us;
+    const int tasks = 30, rounds = 40;
+    std::vector<double> next(tasks);
+    for (int j = 0; j < tasks; j++)
+        next[size_t(j)] = T + j * round / tasks;
+    double spin0 = l.stats().spin_s;
+    uint64_t n0 = l.stats().acquisitions;
+    for (int r = 0; r < rounds; r++) {
+        const double now = T + r * round;   // the engine's clock: each task plans one round
+        for (int j = 0; j < tasks; j++) {
+            double t = next[size_t(j)];
+            t += l.acquire(t, hold, 1, 0, {j, now}) + 1 * us;
+            t += l.acquire(t, hold, 1, 0, {j, now}) + 50 * us;
+            next[size_t(j)] = t;
+        }
+    }
+    double per = (l.stats().spin_s - spin0) / double(l.stats().acquisitions - n0);
+    INFO("spin per acquisition " << per / us << " us");
+    CHECK(per < 0.1 * us);
+    // The same tasks without the 50 us of work saturate it and take turns: ~29 holds each.
+    hw::Lock s = busy_lock(0.05 * us);
+    for (int j = 0; j < tasks; j++)
+        next[size_t(j)] = T;
+    spin0 = s.stats().spin_s;
+    n0 = s.stats().acquisitions;
+    for (int r = 0; r < 10; r++)
+        for (int j = 0; j < tasks; j++) {
+            double t = next[size_t(j)];
+            t += s.acquire(t, hold, 1, 0, {j, T + r * 1 * us}) + 0.1 * us;
+            next[size_t(j)] = t;
+        }
+    double sat = (s.stats().spin_s - spin0) / double(s.stats().acquisitions - n0);
+    INFO("saturated: spin per acquisition " << sat / us << " us");
+    CHECK(sat > 10 * (hold + 0.05 * us));
+}
