@@ -256,6 +256,33 @@ TEST_CASE("swap-in: read back pages from zswap with VMA readahead (page-cluster 
     CHECK(w.k.check_invariants() == "");
 }
 
+TEST_CASE("swap-in: a fresh VMA's first fault opens no readahead window, wherever it falls", "[kernel]")
+{
+    // The kernel zeroes vma->swap_readahead_info: the "previous fault" is at address 0, next to
+    // no user page. The model's VMA-relative indices must not read that as page 0, or a first
+    // fault at page 1 would look sequential and read page 2 ahead.
+    KConfig cfg = small_config();
+    cfg.dev = SwapDev::Ssd;
+    cfg.memcg_high = 256;
+    cfg.comp = {"test", 1024, 0, 1e-6};
+    World w(cfg, 512);
+    Ctx c(w.k, w.task(), w.clk);
+    w.write(c, 512);
+    const auto& pte = w.k.mms[w.mm].vmas[w.vma].pte;
+    REQUIRE(pte_swap(pte[1]));
+    REQUIRE(pte_swap(pte[2]));
+    w.k.handle_mm_fault(c, w.mm, w.vma, 1, false);
+    CHECK(w.k.vm[mm::PGMAJFAULT] == 1);
+    CHECK(w.k.vm[mm::SWAP_RA] == 0);
+    CHECK(pte_swap(pte[2]));
+    // The next fault, at page 2, is sequential: window 2, [2, 4), page 3 read ahead.
+    w.k.handle_mm_fault(c, w.mm, w.vma, 2, false);
+    c.flush();
+    CHECK(w.k.vm[mm::PGMAJFAULT] == 2);
+    CHECK(w.k.vm[mm::SWAP_RA] == 1);
+    CHECK(w.k.check_invariants() == "");
+}
+
 TEST_CASE("exit_mmap frees folios, slots and zswap entries, uncharges everything, and pays zswap_invalidate per entry", "[kernel][timed]")
 {
     KConfig cfg = small_config();
