@@ -79,6 +79,7 @@ Lock& Lock::operator=(const Lock& o)
         iv_.clear();
         latest_ = 0;
         users_.clear();
+        user_at_.clear();
         queued_at_ = -1;
     }
     return *this;
@@ -87,7 +88,7 @@ Lock& Lock::operator=(const Lock& o)
 Lock::Lock(Lock&& o) noexcept
     : handoff_(o.handoff_), st_(o.st_), ring_(std::move(o.ring_)), hot_(o.hot_), hot_id_(o.hot_id_),
       floor_(o.floor_),
-      iv_(std::move(o.iv_)), latest_(o.latest_), users_(std::move(o.users_))
+      iv_(std::move(o.iv_)), latest_(o.latest_), users_(std::move(o.users_)), user_at_(std::move(o.user_at_))
 {
     o.ring_.clear();
     o.set_hot({});
@@ -108,6 +109,7 @@ Lock& Lock::operator=(Lock&& o) noexcept
         iv_ = std::move(o.iv_);
         latest_ = o.latest_;
         users_ = std::move(o.users_);
+        user_at_ = std::move(o.user_at_);
         queued_at_ = -1;
         o.ring_.clear();
         o.iv_.clear();
@@ -326,9 +328,35 @@ double Lock::acquire_one(double t, double hold, double from)
     return spin + h;
 }
 
-double Lock::queue_turn(const Acquirer& who, double t, double hold, double duty)
+size_t Lock::user(int id)
 {
-    double mine = users_[size_t(who.id)].last_end;
+    if (user_at_.empty()) {   // few users: a short list
+        for (size_t i = 0; i < users_.size(); i++)
+            if (users_[i].id == id)
+                return i;
+        users_.push_back({id});
+        if (users_.size() > kFewUsers) {   // many: an index by task id
+            for (size_t i = 0; i < users_.size(); i++) {
+                size_t at = size_t(users_[i].id);
+                if (at >= user_at_.size())
+                    user_at_.resize(at + 1, -1);
+                user_at_[at] = int32_t(i);
+            }
+        }
+        return users_.size() - 1;
+    }
+    if (size_t(id) >= user_at_.size())
+        user_at_.resize(size_t(id) + 1, -1);
+    if (user_at_[size_t(id)] < 0) {
+        user_at_[size_t(id)] = int32_t(users_.size());
+        users_.push_back({id});
+    }
+    return size_t(user_at_[size_t(id)]);
+}
+
+double Lock::queue_turn(const Acquirer& who, const User& me, double t, double hold, double duty)
+{
+    double mine = me.last_end;
     if (ring_.empty() || mine < who.now - kQueueWindow)
         return t;   // lightly used, or this task is not queueing for it
     if (who.now != queued_at_ || who.id != queued_by_) {   // others book only in their own plans
@@ -348,26 +376,25 @@ double Lock::queue_turn(const Acquirer& who, double t, double hold, double duty)
 
 double Lock::acquire(double t, double hold, unsigned n, double spacing, Acquirer who)
 {
-    if (who.id >= 0 && size_t(who.id) >= users_.size())
-        users_.resize(size_t(who.id) + 1);
+    const size_t me = who.id >= 0 ? user(who.id) : 0;
     double busy = 0;
     for (unsigned k = 0; k < n; k++) {
         double from = t;
         if (who.id >= 0) {
             // How often this task asks: within a batch, a hold per hold and spacing; else the
             // moving averages of its holds and of the time from one request to the next.
-            User& u = users_[size_t(who.id)];
+            User& u = users_[me];
             double iv = hold + std::max(0.0, t - u.last_end);
             if (u.interval == 0)   // the first interval (after its first hold) starts the averages
                 u.hold = hold, u.interval = u.last_end < 0 ? 0 : iv;
             else
                 u.hold += (hold - u.hold) / 8, u.interval += (iv - u.interval) / 8;
             double duty = k ? hold / (hold + spacing) : u.interval > 0 ? u.hold / u.interval : 0;
-            from = queue_turn(who, t, hold, duty);
+            from = queue_turn(who, u, t, hold, duty);
         }
         double d = acquire_one(t, hold, from);
         if (who.id >= 0)
-            users_[size_t(who.id)].last_end = t + d;
+            users_[me].last_end = t + d;
         busy += d;
         t += d + spacing;
     }

@@ -95,7 +95,8 @@ private:
     void release_all();
     double acquire_one(double t, double hold, double from);   // asked at t, starts at or after from
     // Earliest start in MCS order; `duty` is how much of the lock the caller asks for.
-    double queue_turn(const Acquirer& who, double t, double hold, double duty);
+    struct User;
+    double queue_turn(const Acquirer& who, const User& me, double t, double hold, double duty);
     double acquire_interval(double t, double hold);
     void to_bins();
     Block* block(int64_t id) { return id == hot_id_ ? hot_ : block_slow(id); }   // nullptr: never booked
@@ -123,11 +124,17 @@ private:
     BusyTimeline iv_;                 // interval mode
     double latest_ = 0;
     struct User {
+        int id;                 // the acquirer
         double last_end = -1;   // end of its last hold
         double hold = 0;        // moving averages of its holds and of the time between its requests
         double interval = 0;
     };
-    std::vector<User> users_;         // by acquirer id
+    // The acquirers seen, in order of arrival; past kFewUsers, user_at_ indexes them by id (a
+    // swap cluster's lock sees one or two tasks, a zsmalloc class lock all of them).
+    static constexpr size_t kFewUsers = 8;
+    std::vector<User> users_;
+    std::vector<int32_t> user_at_;
+    size_t user(int id);              // its index in users_, added if new
     double queued_at_ = -1;           // engine time and acquirer queued_ was counted for
     int queued_by_ = -1;
     unsigned recent_ = 0;             // acquirers that held it within kQueueWindow then
