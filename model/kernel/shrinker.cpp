@@ -51,6 +51,31 @@ namespace {
 constexpr unsigned DEFAULT_SEEKS = 2;
 constexpr uint64_t SB_SHRINK_BATCH = 1024;   // alloc_super: s_shrink->batch
 constexpr uint64_t SHRINK_BATCH = 128;
+
+// do_shrink_slab: take the shrinker's deferred work, scan in batches of `batch` (`scan(n)`
+// frees what it can of n objects), defer what was asked for and not scanned.
+template <class Scan>
+unsigned long do_shrink_slab(uint64_t freeable, uint64_t& deferred, int priority, unsigned seeks, uint64_t batch,
+                             Scan&& scan)
+{
+    const uint64_t nr = deferred;   // xchg_nr_deferred
+    deferred = 0;
+    uint64_t delta = 0;
+    uint64_t total_scan = swapsim::kernel::Kernel::shrinker_total_scan(freeable, nr, priority, seeks, &delta);
+    uint64_t scanned = 0;
+    unsigned long freed = 0;
+    while (total_scan >= batch || total_scan >= freeable) {
+        const uint64_t n = std::min(batch, total_scan);
+        freed += scan(n);
+        total_scan -= n;
+        scanned += n;
+        if (!total_scan)
+            break;
+    }
+    const int64_t next = std::max<int64_t>(int64_t(nr + delta) - int64_t(scanned), 0);
+    deferred += uint64_t(std::min<int64_t>(next, int64_t(2 * freeable)));
+    return freed;
+}
 }  // namespace
 
 uint64_t Kernel::shrinker_total_scan(uint64_t freeable, uint64_t deferred, int priority, unsigned seeks,
@@ -186,22 +211,8 @@ unsigned long Kernel::shrink_slab(Ctx& c, int nid, ScanControl& sc)
         if (freeable) {
             slabstat.shrinker_calls++;
             c.sys(k.slab_shrinker_call);
-            uint64_t& deferred = sb_deferred_[size_t(nid)];
-            const uint64_t nr = deferred;   // xchg_nr_deferred
-            deferred = 0;
-            uint64_t delta = 0;
-            uint64_t total_scan = shrinker_total_scan(freeable, nr, sc.priority, DEFAULT_SEEKS, &delta);
-            uint64_t scanned = 0;
-            while (total_scan >= SB_SHRINK_BATCH || total_scan >= freeable) {
-                const uint64_t n = std::min(SB_SHRINK_BATCH, total_scan);
-                freed += super_cache_scan(c, nid, n);
-                total_scan -= n;
-                scanned += n;
-                if (!total_scan)
-                    break;
-            }
-            const int64_t next = std::max<int64_t>(int64_t(nr + delta) - int64_t(scanned), 0);
-            deferred += uint64_t(std::min<int64_t>(next, int64_t(2 * freeable)));
+            freed += do_shrink_slab(freeable, sb_deferred_[size_t(nid)], sc.priority, DEFAULT_SEEKS, SB_SHRINK_BATCH,
+                                    [&](uint64_t n) { return super_cache_scan(c, nid, n); });
         }
     }
     // Global reclaim also shrinks the root memcg: the shadow-node shrinker on the root's list.
@@ -216,22 +227,8 @@ unsigned long Kernel::shrink_slab(Ctx& c, int nid, ScanControl& sc)
         const uint64_t max_nodes = pages >> (6 - 3);
         if (nodes > max_nodes) {
             const uint64_t freeable = nodes - max_nodes;
-            uint64_t& deferred = shadow_deferred_[size_t(nid)];
-            const uint64_t nr = deferred;
-            deferred = 0;
-            uint64_t delta = 0;
-            uint64_t total_scan = shrinker_total_scan(freeable, nr, sc.priority, 0, &delta);
-            uint64_t scanned = 0;
-            while (total_scan >= SHRINK_BATCH || total_scan >= freeable) {
-                const uint64_t n = std::min(SHRINK_BATCH, total_scan);
-                freed += scan_shadow_nodes(c, nid, n);
-                total_scan -= n;
-                scanned += n;
-                if (!total_scan)
-                    break;
-            }
-            const int64_t next = std::max<int64_t>(int64_t(nr + delta) - int64_t(scanned), 0);
-            deferred += uint64_t(std::min<int64_t>(next, int64_t(2 * freeable)));
+            freed += do_shrink_slab(freeable, shadow_deferred_[size_t(nid)], sc.priority, 0, SHRINK_BATCH,
+                                    [&](uint64_t n) { return scan_shadow_nodes(c, nid, n); });
         }
     }
     // flush_reclaim_state: slab pages freed count as reclaimed in global reclaim only.
