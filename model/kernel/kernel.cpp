@@ -495,6 +495,22 @@ Kernel::Census Kernel::census(const std::vector<uint32_t>& mm_ids) const
     return n;
 }
 
+
+namespace {
+// memory.current against what the model charged: `pages` (folios, or the anon and file count)
+// plus zswap's kmem, page tables, slab and the per-CPU stocks. "" when they agree.
+std::string usage_mismatch(const mm::MemCgroup& memcg, int64_t pages, const char* what)
+{
+    if (memcg.memory.usage == pages + memcg.kmem_pages + memcg.pagetable_pages + memcg.slab_pages + memcg.stock_pages())
+        return "";
+    std::ostringstream err;
+    err << "memcg usage " << memcg.memory.usage << " != " << what << " " << pages << " + zswap kmem " << memcg.kmem_pages
+        << " + page tables " << memcg.pagetable_pages << " + slab " << memcg.slab_pages << " + stock "
+        << memcg.stock_pages();
+    return err.str();
+}
+}  // namespace
+
 std::string Kernel::check_invariants() const
 {
     std::ostringstream err;
@@ -587,13 +603,8 @@ std::string Kernel::check_invariants() const
     uint64_t folio_pages = isolated_pages_;
     for (const Lruvec& l : lruvec)
         folio_pages += l.total_pages();
-    int64_t expect = int64_t(folio_pages) + memcg.kmem_pages + memcg.pagetable_pages + memcg.slab_pages + memcg.stock_pages();
-    if (memcg.memory.usage != expect) {
-        err << "memcg usage " << memcg.memory.usage << " != folios " << folio_pages << " + zswap kmem "
-            << memcg.kmem_pages << " + page tables " << memcg.pagetable_pages << " + slab " << memcg.slab_pages
-            << " + stock " << memcg.stock_pages();
-        return err.str();
-    }
+    if (std::string bad = usage_mismatch(memcg, int64_t(folio_pages), "folios"); !bad.empty())
+        return bad;
     if (memcg.memory.usage < 0 || uint64_t(memcg.memory.usage) > memcg.memory.max) {
         err << "memcg usage " << memcg.memory.usage << " outside [0, memory.max]";
         return err.str();
@@ -623,13 +634,8 @@ std::string Kernel::check_at_yield() const
     // The model charges a folio just before allocating it, and a charge may pay the task's
     // memory.high debt (reclaim, a yield) in between: folio pages may lag the anon charge.
     const int64_t charged = memcg.anon_pages + memcg.file_pages;
-    int64_t expect = charged + memcg.kmem_pages + memcg.pagetable_pages + memcg.slab_pages + memcg.stock_pages();
-    if (memcg.memory.usage != expect) {
-        err << "memcg usage " << memcg.memory.usage << " != anon and file " << charged << " + zswap kmem "
-            << memcg.kmem_pages << " + page tables " << memcg.pagetable_pages << " + slab " << memcg.slab_pages
-            << " + stock " << memcg.stock_pages();
-        return err.str();
-    }
+    if (std::string bad = usage_mismatch(memcg, charged, "anon and file"); !bad.empty())
+        return bad;
     if (int64_t(folio_pages_) > charged) {
         err << "folio pages " << folio_pages_ << " > charged anon and file pages " << charged;
         return err.str();
