@@ -322,7 +322,14 @@ folio_t Kernel::read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, swp_offset_t
         throw std::runtime_error("memcg OOM during swap-in");
     int nid = node_of_cpu(c.task.cpu);
     folio_t f = alloc_folio(c, 0, nid, true, v.id, idx);
-    // The charge and the allocation may reclaim and yield. If another mapper of a shared entry
+    // The charge and the allocation may reclaim and yield. A task sharing this page table (a
+    // tmpfs file's readers) may have taken the entry in meanwhile: swapcache_prepare finds it
+    // gone (shmem_confirm_swap, pte_same) and the fault is retried.
+    if (!pte_swap(v.pte[idx]) || pte_offset(v.pte[idx]) != off) {
+        free_folio(c, f);
+        return NO_FOLIO;
+    }
+    // If another mapper of a shared entry
     // (fork) read it into the swap cache meanwhile, swapcache_prepare fails with -EEXIST: the
     // new folio is put and the cached one used. An entry with one reference cannot race here
     // (its only PTE is this task's), so nothing changes without fork.
@@ -491,14 +498,18 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
                 double r;
                 bool raced = false;
                 folio_t ra = read_swap_cache_async(c, v, j, o, &r, &raced);
-                if (raced)
+                if (ra == NO_FOLIO || raced)
                     continue;
                 folios[ra].set(PG_readahead);
                 vm.count(SWAP_RA);
             }
             f = read_swap_cache_async(c, v, idx, off, &ready);
+            if (f == NO_FOLIO)
+                return 0;
             c.io_wait_until(ready);
             folios[f].clear(PG_locked);   // folio_lock returns: the read is done
+            if (!pte_swap(v.pte[idx]) || pte_offset(v.pte[idx]) != off)
+                return 0;   // pte_same failed: another reader mapped it while this one slept
         }
     }
     if (folios[f].order)

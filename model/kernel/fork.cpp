@@ -23,8 +23,18 @@ using namespace mm;
 
 void Kernel::reserve(size_t tasks, size_t nr_mms)
 {
-    tasks_.reserve(tasks);
+    tasks_.reserve(tasks + size_t(nr_nodes()) + 1);   // + kthreads(): kswapd per node, oom_reaper
     mms.reserve(nr_mms);
+    tables_pinned_ = true;
+}
+
+// Past reserve(), running tasks hold references into the task and mm tables: growing them
+// would move every entry under those references.
+void Kernel::check_table_room(size_t size, size_t capacity, const char* what) const
+{
+    if (tables_pinned_ && size == capacity)
+        throw std::logic_error(std::string("Kernel::reserve counted too few ") + what +
+                               " for this workload: the table would move under running tasks");
 }
 
 uint32_t Kernel::shmem_create(uint64_t npages)

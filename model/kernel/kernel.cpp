@@ -339,6 +339,7 @@ Kernel::Kernel(const KConfig& cfg)
 
 uint32_t Kernel::mm_create(int owner_task, int owner_cpu)
 {
+    check_table_room(mms.size(), mms.capacity(), "mms");
     MmStruct m;
     m.id = uint32_t(mms.size());
     m.owner_task = owner_task;
@@ -364,6 +365,7 @@ uint32_t Kernel::vma_create(uint32_t mm_id, uint64_t npages)
 
 int Kernel::task_create(int cpu, uint32_t mm_id)
 {
+    check_table_room(tasks_.size(), tasks_.capacity(), "tasks");
     Task t;
     t.pid = int(tasks_.size());
     t.cpu = cpu;

@@ -271,7 +271,7 @@ public:
 
     // Room for tasks and mms made while the simulation runs (fork, exec): references into
     // them stay valid as long as no more than this many exist.
-    void reserve(size_t tasks, size_t mms);
+    void reserve(size_t tasks, size_t mms);   // before tasks run: the tables may not move after it
     // A tmpfs file of `npages` pages: an mm with no task holding one VMA, whose slots stand
     // for the file's page cache (a folio, a swap entry, or none). Its folios are swap-backed,
     // on the anon LRU, charged to the memcg of the task that first writes them (the one
@@ -618,6 +618,8 @@ private:
 
     KConfig cfg_;
     std::vector<Task> tasks_;
+    bool tables_pinned_ = false;   // reserve() was called: tasks_ and mms may not grow past it
+    void check_table_room(size_t size, size_t capacity, const char* what) const;
     std::vector<int> nr_running_;     // per logical CPU
     std::vector<char> allowed_;       // per logical CPU
     std::vector<int> cpu_owner_;      // per logical CPU: the task running on it, or -1
