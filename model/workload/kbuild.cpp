@@ -11,6 +11,7 @@
 namespace swapsim::workload {
 
 const char* kbuild_profile_json();   // generated from calibration/workloads/ (CMake)
+const char* kbuild_headers_json();
 
 namespace {
 uint64_t pages_of(uint64_t bytes) { return (bytes + mm::PAGE_SIZE - 1) / mm::PAGE_SIZE; }
@@ -48,9 +49,10 @@ Kbuild::Kbuild(Kernel& k, const KbuildConfig& cfg) : k_(k), cfg_(cfg)
     std::sort(allowed.begin(), allowed.end());
     allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
     k.set_allowed_cpus(allowed);
-    // Every job and link step is a task with an mm, made while the build runs.
-    size_t tasks = k.nr_tasks() + size_t(cfg.units) + cfg.links.size() + 1;
-    k.reserve(tasks, k.mms.size() + tasks + 1);
+    // Every job and link step is a task with an mm, made while the build runs, and so are the
+    // tree's copy and make's walk (tasks must not move: running slots hold references).
+    size_t tasks = k.nr_tasks() + size_t(cfg.units) + cfg.links.size() + 2;
+    k.reserve(tasks, k.mms.size() + tasks + 3);   // + the objects' and the tree's tmpfs files, the toolchain
     if (cfg.page_unit < 1)
         throw std::invalid_argument("kbuild: page_unit must be at least 1");
     // In units (sim.page_unit): the objects back to back, then each link step's output
@@ -67,8 +69,21 @@ Kbuild::Kbuild(Kernel& k, const KbuildConfig& cfg) : k_(k), cfg_(cfg)
     // ext4 walk charges 1,351 B per entry (slabinfo: dentry 192 B, ext4_inode_cache 1,128 B, each
     // with its objcg pointer), a copy into tmpfs 1,245 B (dentry, shmem inode 752 B, the file's
     // XArray nodes).
-    if (cfg.fs != KbuildFs::Tmpfs && cfg.fs_entries) {
-        const bool disk = cfg.fs == KbuildFs::Disk;
+    // With no memcg limit the build runs in the root memcg, which the tree was copied into:
+    // its pages and its dentries and inodes are in the build's memory.
+    const KConfig& kc = k.cfg();
+    if (cfg_.fs == KbuildFs::Tmpfs && kc.memcg_high == UINT64_MAX && kc.memcg_max == UINT64_MAX)
+        cfg_.fs = KbuildFs::TmpfsCharged;
+    if (cfg_.fs == KbuildFs::TmpfsCharged && cfg.tree_pages) {
+        tree_ = k.shmem_create(ceil_div(cfg.tree_pages, cfg.page_unit));
+        nlohmann::json h = nlohmann::json::parse(kbuild_headers_json());
+        header_cdf_.emplace_back(0.0, 0.0);
+        for (const auto& pt : h.at("hottest_pages_for_reads_share"))
+            header_cdf_.emplace_back(pt.at("reads_share").get<double>(), pt.at("pages").get<double>());
+        header_cdf_.emplace_back(1.0, h.at("union").at("pages").get<double>());
+    }
+    if (cfg_.fs != KbuildFs::Tmpfs && cfg.fs_entries) {
+        const bool disk = cfg_.fs == KbuildFs::Disk;
         k.dcache_create(cfg.fs_entries, 196, disk ? 1155 : 1049, disk);
     }
     if (text) {
@@ -93,6 +108,13 @@ void Kbuild::job(Clock& clk, int cpu, const KbuildJob& j, uint64_t out_first, ui
             k_.fs_lookup(c, uint32_t(unit_draw(lrng) * double(cfg_.fs_entries)));
     }
     // The measured peak RSS counts the toolchain pages the job maps: the rest is its heap.
+    if (!link && tree_ && cfg_.header_reads) {   // the preprocessor opens its headers
+        std::mt19937_64 hrng(seed ^ 0xc2b2ae3d27d4eb4full);
+        std::vector<uint32_t> reads(ceil_div(cfg_.header_reads, cfg_.page_unit));
+        for (uint32_t& r : reads)
+            r = header_unit(unit_draw(hrng));
+        p.file_read_pages(c, tree_, reads, cfg_.chunk);
+    }
     const bool text = !link && !text_.empty();
     const uint64_t rss_units = ceil_div(pages_of(j.rss_bytes), cfg_.page_unit);
     const uint64_t mapped = text ? text_.size() : 0;
@@ -131,7 +153,31 @@ void Kbuild::job(Clock& clk, int cpu, const KbuildJob& j, uint64_t out_first, ui
     p.release();
 }
 
-void Kbuild::walk_tree(Clock& clk, int cpu)
+// The header page read at quantile u of the measured reads (the hottest pages first, linear
+// between the measured points), in tree units.
+uint32_t Kbuild::header_unit(double u) const
+{
+    size_t i = 1;
+    while (i + 1 < header_cdf_.size() && header_cdf_[i].first < u)
+        i++;
+    const auto& [u0, p0] = header_cdf_[i - 1];
+    const auto& [u1, p1] = header_cdf_[i];
+    double page = p0 + (u1 > u0 ? (u - u0) / (u1 - u0) : 0.0) * (p1 - p0);
+    uint64_t units = ceil_div(cfg_.tree_pages, cfg_.page_unit);
+    return uint32_t(std::min<uint64_t>(units - 1, uint64_t(page) / cfg_.page_unit));
+}
+
+// The copy of the tree into tmpfs before make starts: its time is not the build's.
+void Kbuild::copy_tree(Clock& clk, int cpu)
+{
+    Process p(k_, cpu);
+    Ctx c(k_, p.task(), clk);
+    p.file_access(c, tree_, 0, ceil_div(cfg_.tree_pages, cfg_.page_unit), true, cfg_.user_bw, cfg_.chunk);
+    p.exit(c);
+    p.release();
+}
+
+double Kbuild::walk_tree(Clock& clk, int cpu)
 {
     Process p(k_, cpu);
     Ctx c(k_, p.task(), clk);
@@ -141,17 +187,28 @@ void Kbuild::walk_tree(Clock& clk, int cpu)
             c.flush();
     }
     p.exit(c);
-    walk_sys_s_ = p.task().stime;
+    double sys = p.task().stime;
     p.release();
+    return sys;
 }
 
 void Kbuild::run_slot(int s, Clock& clk, Barrier& done, Barrier* walked)
 {
     const int cpu = cfg_.cpus[size_t(s) % cfg_.cpus.size()];
-    // make's walk (or the copy into tmpfs) before any recipe: slot 0 runs it, the others wait.
-    if (k_.dcache() && walked) {
-        if (s == 0)
-            walk_tree(clk, cpu);
+    // The copy into tmpfs (its pages, then its entries' dentries and inodes) and make's walk of
+    // a tree on disk before any recipe: slot 0 runs them, the others wait. Only the walk is the
+    // build's time.
+    if ((k_.dcache() || tree_) && walked) {
+        if (s == 0) {
+            const bool copied = cfg_.fs == KbuildFs::TmpfsCharged;
+            if (tree_)
+                copy_tree(clk, cpu);
+            if (k_.dcache() && copied)
+                walk_tree(clk, cpu);
+            make_start_ = clk.now();
+            if (k_.dcache() && !copied)
+                walk_sys_s_ = walk_tree(clk, cpu);
+        }
         walked->wait();
     }
     const uint64_t obj = pages_of(cfg_.object_bytes), unit = cfg_.page_unit;
@@ -177,7 +234,7 @@ void Kbuild::run_slot(int s, Clock& clk, Barrier& done, Barrier* walked)
         res_.jobs_run++;
         out += n;
     }
-    res_.real_s = clk.now();
+    res_.real_s = clk.now() - make_start_;
     res_.sys_s += walk_sys_s_;
     for (int pid : pids_) {
         res_.user_s += k_.task(pid).utime;

@@ -12,9 +12,14 @@
 // life). It then writes its
 // object file to tmpfs (shmem pages charged to the memcg: the build writes them) and exits,
 // freeing its heap. The link steps read every object and write their output to tmpfs.
-// The source tree is on tmpfs but was copied in outside the build's memcg: its pages are
-// neither charged nor reclaimed here, and reading them costs the copy only (in the measured
-// sys time).
+// The source tree is on tmpfs (workload.kbuild.tree bytes of shmem pages, measured). Copied
+// in outside the build's memcg (fs=tmpfs under a memcg limit) its pages are neither charged
+// nor reclaimed here. In the build's memory (fs=tmpfs-charged, or fs=tmpfs with no memcg
+// limit: the build and the tree share the root memcg, as on the seed's 4G VMs) the copy runs
+// before make starts (its time is not the build's) and leaves the tree on the anon LRU,
+// swap-backed; each compile job then reads workload.kbuild.header_reads pages of the headers
+// at its start, drawn from the measured read popularity (kbuild-headers-6.1.json): a resident
+// page costs the copy only (in the measured sys time), a swapped one its swap-in.
 // Metrics as `time make` prints them: real (make start to the last link step's exit), user and
 // sys (summed over every job's task).
 // Granularity: a job's heap step is one access pass of sim.write_chunk bytes per simulated
@@ -43,6 +48,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel/kernel.hpp"
@@ -76,6 +82,8 @@ struct KbuildConfig {
     uint64_t text_pages = 0;         // workload.kbuild.text: toolchain file pages a compile job maps
     uint64_t toolchain_pages = 0;    // workload.kbuild.toolchain: the toolchain file's pages (its page cache)
     KbuildFs fs = KbuildFs::Tmpfs;   // workload.kbuild.fs
+    uint64_t tree_pages = 0;         // workload.kbuild.tree: the source tree's shmem pages
+    uint32_t header_reads = 0;       // workload.kbuild.header_reads: header pages a compile unit reads
     uint32_t fs_entries = 0;         // workload.kbuild.fs_entries: the tree's files and directories
     uint32_t fs_lookups = 0;         // workload.kbuild.fs_lookups: path lookups per compile job
     int steps = 8;                   // heap growth steps per job
@@ -104,8 +112,8 @@ public:
     Kbuild(kernel::Kernel& k, const KbuildConfig& cfg);
     // Body of job slot `s` (one per -j): takes units until none is left; slot 0 then waits
     // for every slot and runs the link steps.
-    // `walked`: every slot waits there for make's walk of the tree (slot 0 runs it) when the
-    // tree's dentries are charged (workload.kbuild.fs).
+    // `walked`: every slot waits there for the tree's copy and make's walk of it (slot 0 runs
+    // them) when the tree or its dentries are in the build's memory (workload.kbuild.fs).
     void run_slot(int s, kernel::Clock& clk, Barrier& done, Barrier* walked = nullptr);
     double walk_sys_s() const { return walk_sys_s_; }
     const KbuildConfig& cfg() const { return cfg_; }
@@ -118,12 +126,17 @@ private:
     KbuildConfig cfg_;
     uint32_t tmpfs_ = 0;             // the objects' tmpfs file(s), one page range per unit
     uint32_t toolchain_ = 0;         // the toolchain's file on the root disk (Kernel::file_create)
+    uint32_t tree_ = 0;              // the source tree's tmpfs file when it is in the build's memory
+    std::vector<std::pair<double, double>> header_cdf_;   // (share of reads, hottest header pages)
+    double make_start_ = 0;          // after the tree's copy: real time counts from here
     std::vector<uint32_t> text_;     // the pages of it a compile job maps, in units
     std::vector<KbuildJob> drawn_;   // the profile of each unit
     int next_unit_ = 0, running_ = 0;
     std::vector<int> pids_;
     double walk_sys_s_ = 0;
-    void walk_tree(kernel::Clock& clk, int cpu);
+    double walk_tree(kernel::Clock& clk, int cpu);   // its sys time
+    void copy_tree(kernel::Clock& clk, int cpu);
+    uint32_t header_unit(double u) const;   // the tree unit of a header read at quantile u
     KbuildResult res_;
 };
 

@@ -71,19 +71,32 @@ void Process::loop(Ctx& c, uint32_t mm, uint32_t vma, uint64_t first, uint64_t n
     }
 }
 
-void Process::touch_pages(Ctx& c, uint32_t vma, const std::vector<uint32_t>& pages, bool write, double bw,
-                          uint64_t chunk)
+void Process::touch_list(Ctx& c, uint32_t mm, uint32_t vma, const std::vector<uint32_t>& pages, bool write,
+                         double bw, uint64_t chunk)
 {
     const uint64_t chunk_pages = std::max<uint64_t>(1, chunk / mm::PAGE_SIZE);
     for (size_t i = 0; i < pages.size(); i++) {
-        touch(c, vma, pages[i], write);
+        while (!touch_one(c, mm, vma, pages[i], !write, write)) {   // 0: the fault must be taken again
+        }
         if (c.task.oom_victim)
             return;
-        c.mem(double(mm::PAGE_SIZE), bw, false);
+        if (bw > 0)
+            c.mem(double(mm::PAGE_SIZE), bw, false);
         if ((i + 1) % chunk_pages == 0)
             c.flush();
     }
     c.flush();
+}
+
+void Process::touch_pages(Ctx& c, uint32_t vma, const std::vector<uint32_t>& pages, bool write, double bw,
+                          uint64_t chunk)
+{
+    touch_list(c, mm_, vma, pages, write, bw, chunk);
+}
+
+void Process::file_read_pages(Ctx& c, uint32_t file_mm, const std::vector<uint32_t>& pages, uint64_t chunk)
+{
+    touch_list(c, file_mm, 0, pages, false, 0, chunk);
 }
 
 void Process::touch(Ctx& c, uint32_t vma, uint64_t p, bool write)

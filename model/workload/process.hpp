@@ -46,6 +46,9 @@ public:
     // One access to page `p` of a VMA, faulting it in as needed; the caller prices the work
     // (a server's request touches a few bytes of each page, not the page).
     void touch(kernel::Ctx& c, uint32_t vma, uint64_t p, bool write);
+    // read(2) of the listed pages of a tmpfs file, each faulted in if swapped out; the caller
+    // prices the copy (a compile job's measured sys time holds its header reads).
+    void file_read_pages(kernel::Ctx& c, uint32_t file_mm, const std::vector<uint32_t>& pages, uint64_t chunk);
     // read(2) / write(2) of pages [first, first + n) of a tmpfs file (shmem_create's mm).
     void file_access(kernel::Ctx& c, uint32_t file_mm, uint64_t first, uint64_t n, bool write, double bw,
                      uint64_t chunk);
@@ -62,6 +65,9 @@ private:
     uint64_t touch_one(kernel::Ctx& c, uint32_t mm, uint32_t vma, uint64_t p, bool read, bool write);
     void loop(kernel::Ctx& c, uint32_t mm, uint32_t vma, uint64_t first, uint64_t n, bool read, bool write,
               double bw, uint64_t chunk);
+    // touch_pages on any mm; bw 0: the copy is not priced here.
+    void touch_list(kernel::Ctx& c, uint32_t mm, uint32_t vma, const std::vector<uint32_t>& pages, bool write,
+                    double bw, uint64_t chunk);
     kernel::Kernel& k_;
     int pid_ = 0;
     uint32_t mm_ = 0;
