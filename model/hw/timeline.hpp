@@ -36,6 +36,7 @@ public:
     void clear();
 
 private:
+    static constexpr size_t kKeepCapacity = 256;   // intervals (4 KiB) an empty timeline keeps
     std::vector<BusyInterval> iv_;
     size_t head_ = 0;   // iv_[0, head_) have ended
 };
@@ -99,9 +100,15 @@ inline void BusyTimeline::drop_before(double t)
     }
 }
 
+// A timeline left empty gives back a large buffer: a swap cluster's lock, say, is busy in one
+// burst (its slots freed at exit) and then idle for good, and thousands of them would keep
+// their peak capacity to the end of the run.
 inline void BusyTimeline::clear()
 {
-    iv_.clear();
+    if (iv_.capacity() > kKeepCapacity)
+        std::vector<BusyInterval>().swap(iv_);
+    else
+        iv_.clear();
     head_ = 0;
 }
 
