@@ -123,6 +123,7 @@ struct Costs {
     double zap_per_pte = 0;         // zap_pte_range per present PTE
     double zap_per_folio = 0;       // folio release at unmap
     double zap_per_swap = 0;        // free_swap_and_cache_nr per swap PTE, outside locks
+    double cold_line = 0;           // zap's swap-entry free: one metadata cache line long out of cache
     double exit_mm = 0;             // exit_mmap fixed part
     double fork_mm = 0;             // dup_mm fixed part (mm_struct, VMA copies)
     double fork_per_pte = 0;        // copy_present_pte: rmap dup, wrprotect, per PTE

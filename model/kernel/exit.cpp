@@ -4,8 +4,10 @@
 // freed (uncharged); swap PTEs go through free_swap_and_cache_nr in runs of contiguous entries
 // of one cluster: the reference is dropped, the slot freed (through the per-CPU return cache
 // for order-0 entries), its zswap entry invalidated; a cached folio that is not under
-// writeback is reclaimed with it (__try_to_reclaim_swap). A folio another mm still maps (fork)
-// only loses this mapping.
+// writeback is reclaimed with it (__try_to_reclaim_swap). The run's swap metadata was last
+// written at swap-out: each line it touches is a miss (cost.zap.cold_line_ns, counted by
+// Kernel::zap_swap_lines; under ci->lock, or the XArray's xa_lock for the shadows it clears).
+// A folio another mm still maps (fork) only loses this mapping.
 // free_pgtables then frees and uncharges the VMA's page-table pages.
 // Granularity: per folio and per run of swap entries; the time is run every sim.reclaim_slice.
 // A file mapping (filemap.cpp) only loses its PTEs (zap_pte_range's folio_remove_rmap; a young
@@ -128,7 +130,8 @@ void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
                 v.pte[q] = PTE_NONE;
             m.swapents -= nr;
             c.sys(k.zap_per_swap * nr);
-            swap_free_slots(c, off, nr);
+            const ZapLines cold = zap_swap_lines(off, nr);
+            swap_free_slots(c, off, nr, &cold);
             // __try_to_reclaim_swap: a cached folio left unreferenced goes with the entry.
             for (unsigned q = 0; q < nr; q++) {
                 folio_t f = swap->cache_folio(off + q);

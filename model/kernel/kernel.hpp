@@ -569,7 +569,15 @@ private:
     uint64_t iaa_seq_ = 0;
     bool zswap_load(Ctx& c, mm::swp_offset_t off);
     void flush_plug(Ctx& c, std::vector<PlugEntry>& plug);
-    void swap_free_slots(Ctx& c, mm::swp_offset_t off, unsigned nr);
+    // `cold`: the lines zap_swap_lines counted for this run (munmap / exit), priced at
+    // cost.zap.cold_line_ns under the lock that holds each.
+    struct ZapLines {
+        unsigned outside = 0;   // swap_pte_batch's lookup_swap_cgroup_id: swap_cgroup lines
+        unsigned cluster = 0;   // under ci->lock: the cluster, swap_map, zeromap (+ the swap table's lines)
+        unsigned cache = 0;     // XArray: under the space's xa_lock: its lock, the walk's parent slot, leaf xa_node lines
+    };
+    ZapLines zap_swap_lines(mm::swp_offset_t off, unsigned nr) const;
+    void swap_free_slots(Ctx& c, mm::swp_offset_t off, unsigned nr, const ZapLines* cold = nullptr);
     void swapin_readahead_window(Ctx& c, Vma& v, uint32_t idx, uint32_t* start, uint32_t* end);
     // zram (zram.cpp)
     void zram_write_folio(Ctx& c, mm::folio_t f);
@@ -590,7 +598,7 @@ private:
     bool swap_table() const { return cfg_.swap_cache == SwapCacheImpl::SwapTable; }
     // swap_cache_get_folio: the XArray's walk, or the swap table's one load.
     double swap_cache_lookup_cost() const { return swap_table() ? cfg_.c.table_lookup : cfg_.c.swap_cache_lookup; }
-    void price_slot_frees(Ctx& c, const mm::SwapFreeTrace& tr, mm::swp_offset_t off);
+    void price_slot_frees(Ctx& c, const mm::SwapFreeTrace& tr, mm::swp_offset_t off, const ZapLines* cold = nullptr);
     // The XArray swap cache's leaf nodes (XA_CHUNK_SIZE, 64 slots each): the slots holding a
     // folio or a shadow, the NUMA node the xa_node was allocated on, and whether
     // workingset_update_node keeps it on the shadow_nodes list_lru (only shadows in it).

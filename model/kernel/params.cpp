@@ -176,6 +176,10 @@ void add_kernel_costs(Table& t)
     t.cycles("cost.zap.per_pte", 20, "zap_pte_range per present PTE", est).to(section::costs, &kernel::Costs::zap_per_pte);
     t.cycles("cost.zap.per_folio", 300, "folio release at unmap", est).to(section::costs, &kernel::Costs::zap_per_folio);
     t.cycles("cost.zap.per_swap", 150, "free_swap_and_cache_nr per swap PTE outside locks", est).to(section::costs, &kernel::Costs::zap_per_swap);
+    t.nanos("cost.zap.cold_line_ns", 100,
+            "zap_pte_range's free of a run of swap entries (munmap, exit): each metadata cache line it touches, last written at swap-out long before (swap_cgroup, swap_map, the cluster, zeromap; the XArray's xa_lock, parent slot and leaf xa_node lines, or the swap table's lines), read from DRAM or another CPU's cache; counted per run by Kernel::zap_swap_lines",
+            "range: an LLC hit (~30 ns) to a remote-socket DRAM load (~200 ns); Intel MLC idle latency on 2-socket Ice Lake / Sapphire Rapids servers: ~100-120 ns local DRAM, ~170-200 ns remote",
+            30, 200).to(section::costs, &kernel::Costs::cold_line);
     t.cycles("cost.exit.mm", 50000, "exit_mmap fixed part", est).to(section::costs, &kernel::Costs::exit_mm);
     // fork.cpp: copy_page_range, do_wp_page; the anon_vma walk per VMA
     t.cycles("cost.fork.mm", 100000, "dup_mm fixed part: mm_struct, VMA and anon_vma copies", "estimate: fork of a small process ~100 us incl. exec-side work, of which ~40 us dup_mm").to(section::costs, &kernel::Costs::fork_mm);

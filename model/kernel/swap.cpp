@@ -131,9 +131,13 @@ void Kernel::xa_store(Ctx* c, swp_offset_t off, unsigned nr, XaStore what, int c
     }
 }
 
-void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
+void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off, const ZapLines* cold)
 {
     const Costs& k = cfg_.c;
+    // zap's free of a run (cold): the metadata lines it misses on, each under the lock that
+    // covers it (clear_shadow_from_swap_cache's walk under xa_lock, the rest under ci->lock).
+    const double cold_cluster = cold ? k.cold_line * cold->cluster : 0;
+    const double cold_cache = cold && !pending_clear_.empty() ? k.cold_line * cold->cache / double(pending_clear_.size()) : 0;
     // cost.swap.free_per_range includes the walk of swap_range_free's
     // clear_shadow_from_swap_cache. XArray: it runs under each space's xa_lock, once per freed
     // range, with a store per slot (nested in the cluster lock; booked after it here), and
@@ -143,8 +147,9 @@ void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
                                              (k.xa_clear_walk * tr.ranges + k.xa_clear_per_slot * tr.slots_freed)
                                        : -k.xa_clear_walk * tr.ranges;
     for (const PendingClear& p : pending_clear_)
-        c.lock(lock_in(swap_cache_locks_, p.space), k.xa_clear_walk + k.xa_clear_per_slot * p.slots / p.ranges,
-               p.ranges, 0, "clear_shadow_from_swap_cache");
+        c.lock(lock_in(swap_cache_locks_, p.space),
+               k.xa_clear_walk + k.xa_clear_per_slot * p.slots / p.ranges + cold_cache / p.ranges, p.ranges, 0,
+               "clear_shadow_from_swap_cache");
     pending_clear_.clear();
     for (size_t nid = 0; nid < pending_shadow_.size(); nid++)
         if (pending_shadow_[nid]) {
@@ -153,8 +158,9 @@ void Kernel::price_slot_frees(Ctx& c, const SwapFreeTrace& tr, swp_offset_t off)
         }
     if (tr.took_si_lock)
         c.lock(swap_alloc_lock(off),
-               k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed + k.si_free_per_range * tr.ranges + shadow, 1, 0,
-               "swap_entry_range_free");
+               k.si_lock_hold + k.si_lock_per_slot * tr.slots_freed + k.si_free_per_range * tr.ranges + shadow +
+                   cold_cluster,
+               1, 0, "swap_entry_range_free");
     if (pending_invalidate_) {
         // zswap_invalidate of each freed slot: xa_erase, zs_free, list_lru_del, uncharge.
         unsigned n = pending_invalidate_;
@@ -200,12 +206,49 @@ void Kernel::swap_cache_del(Ctx& c, folio_t f, bool shadow)
     price_slot_frees(c, tr, off);
 }
 
-void Kernel::swap_free_slots(Ctx& c, swp_offset_t off, unsigned nr)
+void Kernel::swap_free_slots(Ctx& c, swp_offset_t off, unsigned nr, const ZapLines* cold)
 {
     SwapFreeTrace tr;
     free_cpu_ = c.task.cpu;
+    if (cold)
+        c.sys(cfg_.c.cold_line * cold->outside, "zap_pte_range");
     swap->put_ref(off, nr, c.task.cpu, &tr);
-    price_slot_frees(c, tr, off);
+    price_slot_frees(c, tr, off, cold);
+}
+
+// The metadata cache lines zap_pte_range's free of the swap entries [off, off + nr) (one
+// cluster, from swap_pte_batch) touches, from v6.17/v6.18 mm/internal.h swap_pte_batch and
+// mm/swapfile.c swap_entries_put_map / swap_entries_free / swap_range_free: swap_cgroup's
+// 2-byte ids (lookup_swap_cgroup_id per entry, cleared again by mem_cgroup_uncharge_swap on
+// the same lines), swap_map's bytes, the cluster's swap_cluster_info, zeromap's bits; then
+// the swap cache's shadows: the XArray's (v6.17, clear_shadow_from_swap_cache) address_space
+// xa_lock line, the parent's slot line on the walk down, and each leaf xa_node's header
+// (count, nr_values, private_list) and slot lines (8 bytes a slot from byte 40), or the swap
+// table's (v6.18, __swap_cache_clear_shadow) 8-byte entries in the cluster's table. Lines
+// are counted by address; the per-CPU and shared counters (memcg, nr_swap_pages) are not.
+Kernel::ZapLines Kernel::zap_swap_lines(swp_offset_t off, unsigned nr) const
+{
+    auto lines = [](uint64_t first_byte, uint64_t last_byte) { return unsigned(last_byte / 64 - first_byte / 64 + 1); };
+    const uint64_t last = uint64_t(off) + nr - 1;
+    ZapLines z;
+    if (!nr)
+        return z;
+    z.outside = lines(uint64_t(off) * 2, last * 2 + 1);                    // swap_cgroup
+    z.cluster = 1 + lines(off, last) + lines(off / 8, last / 8);         // cluster, swap_map, zeromap
+    if (swap_table()) {
+        const uint64_t base = uint64_t(off) / SWAPFILE_CLUSTER * SWAPFILE_CLUSTER;
+        z.cluster += lines((off - base) * 8, (last - base) * 8 + 7);     // the cluster's table
+        return z;
+    }
+    z.cache = 1;   // the space's xa_lock
+    for (uint64_t node = off / XA_CHUNK_SIZE; node <= last / XA_CHUNK_SIZE; node++) {
+        const uint64_t a = std::max<uint64_t>(off, node * XA_CHUNK_SIZE) % XA_CHUNK_SIZE;
+        const uint64_t b = std::min<uint64_t>(last, node * XA_CHUNK_SIZE + XA_CHUNK_SIZE - 1) % XA_CHUNK_SIZE;
+        const uint64_t first = 40 + 8 * a, end = 40 + 8 * b + 7;
+        // The parent's slot, the header, and the slot lines past the header's.
+        z.cache += 1 + 1 + lines(first, end) - (first < 64 ? 1 : 0);
+    }
+    return z;
 }
 
 void Kernel::split_folio(Ctx& c, folio_t f, std::vector<folio_t>& list)

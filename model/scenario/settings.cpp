@@ -121,11 +121,11 @@ void derive_page_unit(kernel::KConfig& k)
         &kernel::Costs::list_lru_hold, &kernel::Costs::zswap_load_page, &kernel::Costs::bio_submit, &kernel::Costs::bio_per_folio,
         &kernel::Costs::swapin_fault, &kernel::Costs::swap_cache_lookup, &kernel::Costs::xa_clear_walk, &kernel::Costs::xa_clear_per_slot,
         &kernel::Costs::table_add, &kernel::Costs::table_del, &kernel::Costs::table_per_slot, &kernel::Costs::table_lookup, &kernel::Costs::zap_per_pte,
-        &kernel::Costs::zap_per_folio, &kernel::Costs::zap_per_swap, &kernel::Costs::fork_per_pte, &kernel::Costs::fork_per_swap_pte,
+        &kernel::Costs::zap_per_folio, &kernel::Costs::zap_per_swap, &kernel::Costs::cold_line, &kernel::Costs::fork_per_pte, &kernel::Costs::fork_per_swap_pte,
         &kernel::Costs::rmap_per_vma, &kernel::Costs::lock_handoff, &kernel::Costs::shadow_list_hold};
     // Every field is in one list: a new cost must say how it scales.
-    static_assert(sizeof(kernel::Costs) == 68 * sizeof(double), "classify the new Costs field in derive_page_unit");
-    if (per_call.size() + rates.size() + per_page.size() != 68)
+    static_assert(sizeof(kernel::Costs) == 69 * sizeof(double), "classify the new Costs field in derive_page_unit");
+    if (per_call.size() + rates.size() + per_page.size() != 69)
         throw std::logic_error("derive_page_unit: Costs lists out of step");
     for (auto f : per_page)
         c.*f *= u;

@@ -484,6 +484,75 @@ TEST_CASE("si->lock: a slot-cache refill holds it per slot allocated, munmap per
     CHECK(h1 - h0 == Approx(3e-7 * double(refilled) + 5e-7 * double(runs)).epsilon(1e-9));
 }
 
+TEST_CASE("munmap's free of swap entries misses on each metadata line it touches, and the XArray's shadows take more lines than the swap table's", "[kernel][timed]")
+{
+    // 4K pages swapped to pmem from a 1 MiB memory.high cgroup, then unmapped: the same run
+    // with and without cost.zap.cold_line_ns. The CPU time differs by one miss per line that
+    // zap_pte_range's free of each run of contiguous entries (one cluster) touches, counted
+    // here from the data structures' layouts: swap_cgroup 2 bytes an entry, swap_map 1 byte,
+    // zeromap 1 bit, the cluster's swap_cluster_info 1 line; the XArray (v6.17) adds its
+    // space's xa_lock line and, per leaf xa_node of 64 slots, the parent's slot line, the
+    // header and the slot lines (8 bytes a slot from byte 40); the swap table (v6.18) its
+    // 8-byte entries in the cluster's table.
+    auto lines = [](uint64_t a, uint64_t b) { return (b / 64) - (a / 64) + 1; };
+    auto run = [&](SwapCacheImpl impl, double cold) {
+        KConfig cfg = small_config();
+        cfg.zswap = false;
+        cfg.mthp_orders = {};
+        cfg.memcg_high = 256;
+        cfg.swap_cache = impl;
+        cfg.c.cold_line = cold;
+        World w(cfg, 1024);
+        Ctx c(w.k, w.task(), w.clk);
+        w.write(c, 1024);
+        const auto& pte = w.k.mms[w.mm].vmas[w.vma].pte;
+        uint64_t expect = 0, runs = 0;
+        for (size_t i = 0; i < pte.size();) {
+            if (!pte_swap(pte[i])) {
+                i++;
+                continue;
+            }
+            uint64_t off = pte_offset(pte[i]), j = i + 1;
+            while (j < pte.size() && pte_swap(pte[j]) && pte_offset(pte[j]) == off + (j - i) &&
+                   (off + (j - i)) % mm::SWAPFILE_CLUSTER != 0)
+                j++;
+            uint64_t last = off + (j - i) - 1;
+            expect += lines(off * 2, last * 2 + 1) + 1 + lines(off, last) + lines(off / 8, last / 8);
+            if (impl == SwapCacheImpl::SwapTable) {
+                expect += lines(off % mm::SWAPFILE_CLUSTER * 8, last % mm::SWAPFILE_CLUSTER * 8 + 7);
+            } else {
+                expect += 1;
+                for (uint64_t n = off / 64; n <= last / 64; n++) {
+                    uint64_t a = std::max(off, n * 64) % 64, b = std::min(last, n * 64 + 63) % 64;
+                    expect += 1 + 1 + lines(40 + 8 * a, 40 + 8 * b + 7) - (a < 3 ? 1 : 0);
+                }
+            }
+            runs++;
+            i = j;
+        }
+        double before = w.clk.cpu_s;
+        w.k.exit_mmap(c, w.mm);
+        c.flush();
+        CHECK(w.k.check_invariants() == "");
+        return std::make_tuple(w.clk.cpu_s - before, expect, runs);
+    };
+    for (SwapCacheImpl impl : {SwapCacheImpl::XArray, SwapCacheImpl::SwapTable}) {
+        auto [t0, expect0, runs0] = run(impl, 0);
+        auto [t1, expect, runs] = run(impl, 1e-7);
+        REQUIRE(runs >= 2);
+        CHECK(runs == runs0);
+        CHECK(expect >= 5 * runs);
+        INFO("impl " << int(impl) << " runs " << runs << " lines " << expect << " got " << (t1 - t0) / 1e-7);
+        CHECK(t1 - t0 == Approx(1e-7 * double(expect)).epsilon(1e-6));
+    }
+    auto [tx0, ex_xa, runs_xa] = run(SwapCacheImpl::XArray, 0);
+    auto [tx1, ex_xa1, runs_xa1] = run(SwapCacheImpl::XArray, 1e-7);
+    auto [tt0, ex_tb, runs_tb] = run(SwapCacheImpl::SwapTable, 0);
+    auto [tt1, ex_tb1, runs_tb1] = run(SwapCacheImpl::SwapTable, 1e-7);
+    // Per run, the XArray's walk and node header cost more misses than the table's entries.
+    CHECK((tx1 - tx0) / double(runs_xa) > (tt1 - tt0) / double(runs_tb) + 2e-7);
+}
+
 TEST_CASE("yield points: each flush checks the invariants, and a broken one names the path", "[kernel][yield]")
 {
     World w(small_config(), 1024);
