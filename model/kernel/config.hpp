@@ -71,6 +71,7 @@ struct Costs {
     double alloc_per_page = 0;      // struct page init per page of a large folio
     double zone_lock_batch = 0;     // zone->lock section per pcp batch of 64 pages
     double zone_lock_buddy = 0;     // zone->lock section per non-pcp folio alloc or free
+    double free_one_page = 0;       // free_pcppages_bulk: __free_one_page's buddy merge, per page, under zone->lock
     double zero_bw = 1e10;          // bytes/s clearing a new folio (clear_page)
     double charge = 0;              // try_charge_memcg page-counter path
     double charge_stock = 0;        // consume_stock hit

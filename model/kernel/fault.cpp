@@ -40,7 +40,6 @@ namespace swapsim::kernel {
 using namespace mm;
 
 namespace {
-bool pcp_allowed_order(unsigned order) { return order <= 3 || order == HPAGE_PMD_ORDER; }
 constexpr unsigned SWAP_RA_ORDER_CEILING = 5;
 }  // namespace
 
@@ -112,23 +111,8 @@ int Kernel::alloc_pages(Ctx& c, unsigned order, int nid)
     const Costs& k = cfg_.c;
     nid = alloc_node(c, order, nid);
     c.sys(k.alloc_folio + (order ? k.alloc_per_page * double(1u << order) : 0));
-    zone_lock_pcp(c, order, nid, c.task.pcp_alloc_pages);
+    zone_lock_pcp(c, order, nid, false);
     return nid;
-}
-
-// The pcp lists move pages to and from the buddy in batches of 64 under zone->lock
-// (rmqueue_bulk, free_pcppages_bulk); other orders take zone->lock for every folio.
-// `pcp_pages` is the task's running count of pcp pages allocated, or freed.
-void Kernel::zone_lock_pcp(Ctx& c, unsigned order, int nid, unsigned& pcp_pages)
-{
-    const Costs& k = cfg_.c;
-    if (pcp_allowed_order(order)) {
-        pcp_pages += 1u << order;
-        for (; pcp_pages >= 64; pcp_pages -= 64)
-            c.lock(zone_lock_[size_t(nid)], k.zone_lock_batch);
-    } else {
-        c.lock(zone_lock_[size_t(nid)], k.zone_lock_buddy);
-    }
 }
 
 // pte_alloc / the deposit of do_huge_pmd_anonymous_page: one zeroed, charged page per PMD
@@ -155,7 +139,7 @@ void Kernel::free_pgtables(Ctx& c, Vma& v)
             continue;
         v.pte_table[pmd] = false;
         c.sys(cfg_.c.free_folio);
-        zone_lock_pcp(c, 0, nid, c.task.pcp_free_pages);
+        zone_lock_pcp(c, 0, nid, true);
         n++;
     }
     memcg.uncharge_kmem(c.task.cpu, n);
@@ -179,7 +163,7 @@ void Kernel::free_folio(Ctx& c, folio_t f)
         c.lock(page_counter_, k.counter_hold);
         c.task.uncharge_folios = 0;
     }
-    zone_lock_pcp(c, fo.order, nid, c.task.pcp_free_pages);   // free_unref_folios
+    zone_lock_pcp(c, fo.order, nid, true);   // free_unref_folios
     memcg.uncharge(nr);
     (fo.anon() ? memcg.anon_pages : memcg.file_pages) -= nr;
     folio_pages_ -= nr;

@@ -295,6 +295,7 @@ Kernel::Kernel(const KConfig& cfg)
         lruvec.emplace_back(folios);
     nodes_.resize(size_t(nodes));
     setup_watermarks(cfg, nodes_);
+    setup_pcp();
     double h = cfg.c.lock_handoff;
     lru_lock_.assign(size_t(nodes), hw::Lock(h));
     zone_lock_.assign(size_t(nodes), hw::Lock(h));

@@ -119,7 +119,7 @@ struct Task {
     double io_wait_s = 0;        // blocked on a request tag or a read
     uint64_t lru_add_pending = 0;
     uint64_t migrations = 0;
-    unsigned pcp_alloc_pages = 0, pcp_free_pages = 0, uncharge_folios = 0;   // batching state
+    unsigned uncharge_folios = 0;   // batching state
     unsigned lru_release_pending = 0;
     bool kthread = false;        // kswapd, oom_reaper: no mm, never an OOM victim
     bool oom_victim = false;     // SIGKILL from the OOM killer pending: may use reserves (ALLOC_OOM)
@@ -459,7 +459,7 @@ private:
     mm::folio_t alloc_folio(Ctx& c, unsigned order, int nid, bool anon, uint32_t owner, uint32_t index);
     void free_folio(Ctx& c, mm::folio_t f);
     int alloc_pages(Ctx& c, unsigned order, int nid);   // returns the node that gave the pages
-    void zone_lock_pcp(Ctx& c, unsigned order, int nid, unsigned& pcp_pages);   // alloc or free
+    void zone_lock_pcp(Ctx& c, unsigned order, int nid, bool free);   // rmqueue_pcplist or free_unref_page_commit
     void pte_alloc(Ctx& c, Vma& v, uint32_t idx);          // page table for idx's PMD range
     void free_pgtables(Ctx& c, Vma& v);
     void release_folio(Ctx& c, mm::folio_t f);
@@ -661,6 +661,16 @@ private:
     unsigned pending_invalidate_ = 0;   // zswap entries freed by the last slot free
     mutable std::array<hw::LockStats, 9> agg_{};
     std::vector<hw::Lock> lru_lock_, zone_lock_, list_lru_lock_, zs_class_lock_;
+    // per_cpu_pages of each CPU for each node's zone, in units (sim.page_unit): pcp[cpu x nodes + nid].
+    struct Pcp {
+        uint32_t count = 0, high = 0, free_count = 0;
+    };
+    struct PcpLimits {
+        uint32_t batch = 1, high_min = 4, high_max = 4;
+    };
+    std::vector<Pcp> pcp_;
+    std::vector<PcpLimits> pcp_limits_;   // per node: zone_batchsize, zone_highsize
+    void setup_pcp();
     std::vector<hw::Lock> shadow_lru_lock_;   // shadow_nodes list_lru, root memcg: one per node
     hw::Lock si_lock_, page_counter_;
     // Locks made on first use, indexed by address space (64 MiB of slots) or cluster.

@@ -66,6 +66,88 @@ void setup_watermarks(const KConfig& cfg, std::vector<NodeMem>& nodes)
     }
 }
 
+// zone_batchsize and zone_highsize (v6.7+, percpu_pagelist_high_fraction 0) per node, in units:
+// batch = rounddown_pow_of_two(1.5 x min(managed / 1024, 256) / 4) - 1 pages (63 from a 1 GiB
+// zone); high_min = low watermark / (the node's CPUs + 1), high_max = managed / 8 over the
+// same, both at least 4 batches.
+void Kernel::setup_pcp()
+{
+    const uint64_t u = std::max(1u, cfg_.page_unit);
+    const uint64_t split = uint64_t(cfg_.topo.cores_per_socket) * uint64_t(cfg_.topo.threads_per_core) + 1;
+    pcp_limits_.clear();
+    for (const NodeMem& n : nodes_) {
+        uint64_t b = std::min<uint64_t>((n.managed * u) >> 10, 256) / 4;
+        b = std::max<uint64_t>(b, 1);
+        uint64_t p2 = 1;
+        while (p2 * 2 <= b + b / 2)
+            p2 *= 2;
+        const uint64_t batch = std::max<uint64_t>(1, p2 - 1);
+        const uint64_t lo = std::max(n.wmark[NodeMem::WMARK_LOW] * u / split, batch * 4);
+        const uint64_t hi = std::max(n.managed * u / 8 / split, batch * 4);
+        PcpLimits l;
+        l.batch = uint32_t(std::max<uint64_t>(1, batch / u));
+        l.high_min = uint32_t(std::max<uint64_t>(1, lo / u));
+        l.high_max = uint32_t(std::max<uint64_t>(l.high_min, hi / u));
+        pcp_limits_.push_back(l);
+    }
+    pcp_.assign(size_t(cfg_.topo.nr_cpus()) * nodes_.size(), Pcp{});
+}
+
+// The page allocator's per-CPU lists (v6.7+ auto-tuned pcp->high). A free adds the folio to
+// this CPU's list (free_unref_page_commit); past the list's high mark, free_pcppages_bulk gives
+// the buddy lists as many pages as were freed in a row (at least a batch, leaving a batch),
+// each block merged under zone->lock (cost.zone.free_one_page; a large folio is one block). While the zone is below its high
+// watermark (ZONE_BELOW_HIGH; kswapd's ZONE_RECLAIM_ACTIVE lies within it) the list holds at
+// most 4 batches and its high mark shrinks toward high_min; otherwise freeing in a row raises
+// it toward high_max. An allocation takes from the list, refilled a batch at a time
+// (rmqueue_bulk; at least two blocks of a large order) when empty. Orders the lists do not take go to the buddy one folio a time.
+// Leaves out: decay_pcp_high's periodic shrinking, drain_all_pages, nr_pcp_alloc's growing
+// refills, one list per order and migratetype (one count per CPU).
+void Kernel::zone_lock_pcp(Ctx& c, unsigned order, int nid, bool free)
+{
+    const Costs& k = cfg_.c;
+    hw::Lock& zl = zone_lock_[size_t(nid)];
+    if (!(order <= 3 || order == HPAGE_PMD_ORDER)) {   // pcp_allowed_order
+        c.lock(zl, k.zone_lock_buddy);
+        return;
+    }
+    const PcpLimits& l = pcp_limits_[size_t(nid)];
+    Pcp& p = pcp_[size_t(c.task.cpu) * nodes_.size() + size_t(nid)];
+    const uint32_t nr = 1u << order;
+    if (!free) {
+        p.free_count >>= 1;
+        if (p.count < nr) {   // rmqueue_bulk: a batch of pages, at least two blocks of a high order
+            const uint32_t blocks = std::max(l.batch >> order, 2u);
+            c.lock(zl, k.zone_lock_batch * double(blocks) / 64.0, 1, 0, "rmqueue_bulk");
+            p.count += blocks * nr;
+        }
+        p.count -= nr;
+        return;
+    }
+    p.count += nr;
+    p.free_count = std::min(p.free_count + nr, l.batch << 5);   // CONFIG_PCP_BATCH_SCALE_MAX
+    if (!p.high)
+        p.high = l.high_min;
+    uint32_t high;
+    const NodeMem& n = nodes_[size_t(nid)];
+    if (node_free(nid) < n.wmark[NodeMem::WMARK_HIGH]) {   // ZONE_BELOW_HIGH
+        const uint32_t fc = std::max(p.free_count, l.batch);
+        p.high = p.high > l.high_min + fc ? p.high - fc : l.high_min;
+        high = std::min(l.batch << 2, p.high);
+    } else {
+        if (p.count >= p.high)
+            p.high = std::clamp(p.free_count + l.batch, l.high_min, l.high_max);
+        high = p.high;
+    }
+    if (p.count < high)
+        return;
+    uint32_t nfree = high < l.batch ? 1 : std::clamp(p.free_count, l.batch, std::max(l.batch, high - l.batch));
+    nfree = std::min(nfree, p.count);
+    // __free_one_page per block: the list's blocks are taken to be of this folio's order.
+    c.lock(zl, k.free_one_page * double(std::max(1u, nfree >> order)), 1, 0, "free_pcppages_bulk");
+    p.count -= nfree;
+}
+
 uint64_t Kernel::node_free(int nid) const
 {
     const NodeMem& n = nodes_[size_t(nid)];

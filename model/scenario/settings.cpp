@@ -112,7 +112,7 @@ void derive_page_unit(kernel::KConfig& k)
                                                           &kernel::Costs::cow_copy_bw};
     const std::initializer_list<double kernel::Costs::*> per_page = {
         &kernel::Costs::fault, &kernel::Costs::fault_per_pte, &kernel::Costs::alloc_folio, &kernel::Costs::alloc_per_page, &kernel::Costs::zone_lock_batch,
-        &kernel::Costs::zone_lock_buddy, &kernel::Costs::charge_stock, &kernel::Costs::lru_add_per_folio, &kernel::Costs::isolate_per_folio,
+        &kernel::Costs::zone_lock_buddy, &kernel::Costs::free_one_page, &kernel::Costs::charge_stock, &kernel::Costs::lru_add_per_folio, &kernel::Costs::isolate_per_folio,
         &kernel::Costs::putback_per_folio, &kernel::Costs::rmap_walk, &kernel::Costs::rmap_per_pte, &kernel::Costs::tlb_flush, &kernel::Costs::tlb_irq,
         &kernel::Costs::add_to_swap, &kernel::Costs::si_lock_hold, &kernel::Costs::si_lock_per_slot, &kernel::Costs::si_alloc_per_range,
         &kernel::Costs::si_free_per_range, &kernel::Costs::swap_cache_add, &kernel::Costs::swap_cache_del, &kernel::Costs::swap_cache_per_page,
@@ -124,8 +124,8 @@ void derive_page_unit(kernel::KConfig& k)
         &kernel::Costs::zap_per_folio, &kernel::Costs::zap_per_swap, &kernel::Costs::cold_line, &kernel::Costs::fork_per_pte, &kernel::Costs::fork_per_swap_pte,
         &kernel::Costs::rmap_per_vma, &kernel::Costs::lock_handoff, &kernel::Costs::shadow_list_hold};
     // Every field is in one list: a new cost must say how it scales.
-    static_assert(sizeof(kernel::Costs) == 69 * sizeof(double), "classify the new Costs field in derive_page_unit");
-    if (per_call.size() + rates.size() + per_page.size() != 69)
+    static_assert(sizeof(kernel::Costs) == 70 * sizeof(double), "classify the new Costs field in derive_page_unit");
+    if (per_call.size() + rates.size() + per_page.size() != 70)
         throw std::logic_error("derive_page_unit: Costs lists out of step");
     for (auto f : per_page)
         c.*f *= u;
