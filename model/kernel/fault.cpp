@@ -309,7 +309,7 @@ folio_t Kernel::read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, swp_offset_t
     // The charge and the allocation may reclaim and yield. A task sharing this page table (a
     // tmpfs file's readers) may have taken the entry in meanwhile: swapcache_prepare finds it
     // gone (shmem_confirm_swap, pte_same) and the fault is retried.
-    if (!pte_swap(v.pte[idx]) || pte_offset(v.pte[idx]) != off) {
+    if (v.pte[idx] != mk_swp_pte(off)) {
         free_folio(c, f);
         return NO_FOLIO;
     }
@@ -492,7 +492,7 @@ unsigned Kernel::do_swap_page(Ctx& c, MmStruct& m, Vma& v, uint32_t idx, bool wr
                 return 0;
             c.io_wait_until(ready);
             folios[f].clear(PG_locked);   // folio_lock returns: the read is done
-            if (!pte_swap(v.pte[idx]) || pte_offset(v.pte[idx]) != off)
+            if (v.pte[idx] != mk_swp_pte(off))
                 return 0;   // pte_same failed: another reader mapped it while this one slept
         }
     }

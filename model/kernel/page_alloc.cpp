@@ -33,6 +33,8 @@ namespace swapsim::kernel {
 using namespace mm;
 
 namespace {
+bool pcp_allowed_order(unsigned order) { return order <= 3 || order == HPAGE_PMD_ORDER; }
+
 uint64_t int_sqrt(uint64_t x)
 {
     uint64_t r = 0;
@@ -96,18 +98,19 @@ void Kernel::setup_pcp()
 // The page allocator's per-CPU lists (v6.7+ auto-tuned pcp->high). A free adds the folio to
 // this CPU's list (free_unref_page_commit); past the list's high mark, free_pcppages_bulk gives
 // the buddy lists as many pages as were freed in a row (at least a batch, leaving a batch),
-// each block merged under zone->lock (cost.zone.free_one_page; a large folio is one block). While the zone is below its high
-// watermark (ZONE_BELOW_HIGH; kswapd's ZONE_RECLAIM_ACTIVE lies within it) the list holds at
-// most 4 batches and its high mark shrinks toward high_min; otherwise freeing in a row raises
-// it toward high_max. An allocation takes from the list, refilled a batch at a time
-// (rmqueue_bulk; at least two blocks of a large order) when empty. Orders the lists do not take go to the buddy one folio a time.
+// each block merged under zone->lock (cost.zone.free_one_page; a large folio is one block).
+// While the zone is below its high watermark (ZONE_BELOW_HIGH; kswapd's ZONE_RECLAIM_ACTIVE
+// lies within it) the list holds at most 4 batches and its high mark shrinks toward high_min;
+// otherwise freeing in a row raises it toward high_max. An allocation takes from the list,
+// refilled a batch at a time (rmqueue_bulk; at least two blocks of a large order) when empty.
+// Orders the lists do not take go to the buddy one folio at a time.
 // Leaves out: decay_pcp_high's periodic shrinking, drain_all_pages, nr_pcp_alloc's growing
 // refills, one list per order and migratetype (one count per CPU).
 void Kernel::zone_lock_pcp(Ctx& c, unsigned order, int nid, bool free)
 {
     const Costs& k = cfg_.c;
     hw::Lock& zl = zone_lock_[size_t(nid)];
-    if (!(order <= 3 || order == HPAGE_PMD_ORDER)) {   // pcp_allowed_order
+    if (!pcp_allowed_order(order)) {
         c.lock(zl, k.zone_lock_buddy);
         return;
     }

@@ -107,7 +107,6 @@ void Kbuild::job(Clock& clk, int cpu, const KbuildJob& j, uint64_t out_first, ui
         for (uint32_t i = 0; i < cfg_.fs_lookups; i++)
             k_.fs_lookup(c, uint32_t(unit_draw(lrng) * double(cfg_.fs_entries)));
     }
-    // The measured peak RSS counts the toolchain pages the job maps: the rest is its heap.
     if (!link && tree_ && cfg_.header_reads) {   // the preprocessor opens its headers
         std::mt19937_64 hrng(seed ^ 0xc2b2ae3d27d4eb4full);
         std::vector<uint32_t> reads(ceil_div(cfg_.header_reads, cfg_.page_unit));
@@ -115,6 +114,7 @@ void Kbuild::job(Clock& clk, int cpu, const KbuildJob& j, uint64_t out_first, ui
             r = header_unit(unit_draw(hrng));
         p.file_read_pages(c, tree_, reads, cfg_.chunk);
     }
+    // The measured peak RSS counts the toolchain pages the job maps: the rest is its heap.
     const bool text = !link && !text_.empty();
     const uint64_t rss_units = ceil_div(pages_of(j.rss_bytes), cfg_.page_unit);
     const uint64_t mapped = text ? text_.size() : 0;
