@@ -101,7 +101,8 @@ echo "8000 usecs to free memory"
     check(t["workload"]["machine"]["c"]["anon_per_node_at_writes_done"] == {"N0": 34171142144, "N1": 0}, "numa")
 
 # The machine's scenario from recorded files (tests/data/machine: 2 sockets x 2 cores x 2 threads,
-# zram0 at priority 100 over a rotational sda2, zswap off, 64K mTHP always, 2M inherit under madvise).
+# zram0 at priority 100 over a rotational sda2, zswap off, 64K mTHP always, 2M inherit under madvise,
+# and v6.18's shmem-only 8kB size, which has no anon "enabled" file).
 import machine_scenario as ms  # noqa: E402
 MROOT = os.path.join(ROOT, "tests", "data", "machine")
 sc = ms.scenario(MROOT, "fx", None, None, "64M")

@@ -91,6 +91,8 @@ def mthp_sizes(root):
     sizes = []
     for d in glob.glob(os.path.join(root, "sys/kernel/mm/transparent_hugepage/hugepages-*kB")):
         kb = int(re.search(r"hugepages-(\d+)kB", d).group(1))
+        if not os.path.exists(os.path.join(d, "enabled")):   # v6.18: shmem-only sizes (8kB)
+            continue
         with open(os.path.join(d, "enabled")) as f:
             mode = bracketed(f.read())
         if mode == "always" or (mode == "inherit" and top == "always"):
