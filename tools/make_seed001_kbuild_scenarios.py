@@ -12,13 +12,14 @@ Run from the repository root:
 """
 import json
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_seed001_scenarios import machine as server_machine  # noqa: E402  one "48c96t/128G" server
 
 SEED = "seed 001 (swap table phase I v4 cover text, 2025-09-16)"
 OUT = "scenarios/swap-table-p1-v4"
 
-# The matrix machine is not stated: inferred from the cover's "48c96t/128G x86_64 servers".
-MATRIX_MACHINE = {"sockets": 1, "cores_per_socket": 48, "threads_per_core": 2, "cpu_freq": "2.5GHz",
-                  "dram": "128G"}
 # Pages per simulated page where order-0 swap traffic is heavy (not with mTHP, not where nothing
 # swaps): a simulation granularity, not a setting of the machine.
 PAGE_UNIT = {"j6-192M-zram": 16, "j12-256M-zram": 16, "j24-384M-zram": 16, "j48-768M-zram": 16,
@@ -48,11 +49,9 @@ def scenario(name, jobs, limit, backend, mthp, vm=None):
                                "the build has 4G - 1.5G (inferred: those 1.5G neither freed nor reclaimed); no memcg")
         src["machine.cpu_freq"] = "inferred: not stated"
     else:
-        s["machine"] = dict(MATRIX_MACHINE)
-        src["machine.cores_per_socket"] = "inferred: the cover's \"48c96t/128G x86_64 servers\" (machine not stated)"
-        src["machine.threads_per_core"] = src["machine.cores_per_socket"]
-        src["machine.dram"] = src["machine.cores_per_socket"]
-        src["machine.cpu_freq"] = "inferred: not stated"
+        # The matrix machine is not stated: the same "48c96t/128G" server as the usemem tables.
+        s["machine"], msrc = server_machine("128G", "inferred: the cover's \"48c96t/128G x86_64 servers\" (128G)")
+        src.update(msrc)
         s["kernel"] = {"memcg": {"max": limit}}
         src["kernel.memcg.max"] = SEED + f": memcg limit {limit} (memory.max: inferred, the seed says \"memcg limit\")"
     k = s.setdefault("kernel", {})

@@ -6,7 +6,7 @@ import json
 import os
 
 SEED = "seed 001 (swap table phase I v4 cover letter, Kairui Song, 2025-09)"
-MACHINE = "inferred: the usemem runs state no machine; the cover letter's largest test machine is a \"48c96t/128G x86_64 server\""
+MACHINE = "inferred: the runs state no machine; the cover letter's largest test machine is a \"48c96t/128G x86_64 server\""
 TABLES = {
     "usemem-31x1G-4G-memcg-pmem": dict(nproc=31, size="1G", dram="128G", memcg="4G",
         quote="usemem --init-time -O -y -x -n 31 1G (4G memcg, PMEM as swap)"),

@@ -164,6 +164,7 @@ struct KConfig {
     // memcg (pages; UINT64_MAX = max)
     uint64_t memcg_high = UINT64_MAX, memcg_max = UINT64_MAX, memcg_swap_max = UINT64_MAX;
     int membind = -1;                     // node for all memory, -1 = local
+    int mem_nodes = 0;                    // nodes holding dram_pages (0: every socket)
     std::vector<unsigned> mthp_orders;    // enabled anon folio orders, highest first
     double mthp_alloc_fail = 0;           // what-if: share of large-folio allocations that fail
     bool thp_swap = true;

@@ -377,7 +377,11 @@ int Kernel::task_create(int cpu, uint32_t mm_id)
 
 int Kernel::node_of_cpu(int cpu) const
 {
-    return cfg_.membind >= 0 ? cfg_.membind : cfg_.topo.socket_of(cpu);
+    if (cfg_.membind >= 0)
+        return cfg_.membind;
+    // numa_mem_id(): a memoryless node's CPUs allocate from the nearest node with memory.
+    const int s = cfg_.topo.socket_of(cpu);
+    return cfg_.mem_nodes > 0 ? s % cfg_.mem_nodes : s;
 }
 
 hw::Lock& Kernel::lock_in(std::vector<std::unique_ptr<hw::Lock>>& m, uint32_t key)

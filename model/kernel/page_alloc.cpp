@@ -18,7 +18,8 @@
 // isolated, the allocation not yet made); kswapd after each kswapd_shrink_node pass (its
 // folios back on the LRU or freed) and while it sleeps; the oom_reaper after its exit_mmap.
 // Granularity: one zone per node (ZONE_NORMAL), free pages = managed - folios on the node -
-// the node's share (by size) of page tables and the zswap/zram pools.
+// the node's share (by size) of page tables and the zswap/zram pools. A memoryless node
+// (machine.memory_nodes) has no zone and no kswapd work; its CPUs allocate from numa_mem_id().
 // Leaves out: lowmem_reserve, watermark boosting, highatomic reserves, compaction (large
 // folios simply fail below low), node_reclaim_mode, cpusets/mempolicy beyond membind, the
 // oom_reaper reaping a victim that is running in the kernel (it exits on its own at its next
@@ -58,8 +59,10 @@ void setup_watermarks(const KConfig& cfg, std::vector<NodeMem>& nodes)
     if (!min_kb)
         min_kb = std::clamp<uint64_t>(int_sqrt(total * cfg.page_unit * (PAGE_SIZE >> 10) * 16), 128, 262144);
     const uint64_t min_pages = (min_kb >> (PAGE_SHIFT - 10)) / cfg.page_unit;   // sim.page_unit
-    for (NodeMem& n : nodes) {
-        n.managed = total / nodes.size();
+    const size_t populated = cfg.mem_nodes > 0 ? std::min(nodes.size(), size_t(cfg.mem_nodes)) : nodes.size();
+    for (size_t nid = 0; nid < nodes.size(); nid++) {
+        NodeMem& n = nodes[nid];
+        n.managed = nid < populated ? total / populated : 0;   // a memoryless node: no zone
         uint64_t min = total ? min_pages * n.managed / total : 0;
         uint64_t tmp = std::max(min / 4, n.managed * cfg.watermark_scale_factor / 10000);
         n.wmark[NodeMem::WMARK_MIN] = min;
@@ -234,7 +237,7 @@ unsigned long Kernel::try_to_free_pages(Ctx& c)
 void Kernel::wakeup_kswapd(Ctx& c, int nid)
 {
     NodeMem& n = nodes_[size_t(nid)];
-    if (n.kswapd_failures >= MAX_RECLAIM_RETRIES || !n.kswapd_sleeping)
+    if (!n.managed || n.kswapd_failures >= MAX_RECLAIM_RETRIES || !n.kswapd_sleeping)
         return;   // hopeless node (direct reclaim's progress resets it), or kswapd already awake
     if (node_free(nid) > n.wmark[NodeMem::WMARK_HIGH])
         return;

@@ -139,6 +139,19 @@ void membind_node_exists(const Ctx& c)
                                                node, nodes, nodes - 1));
 }
 
+void memory_nodes_exist(const Ctx& c)
+{
+    int64_t mem = c.cfg.i("machine.memory_nodes"), nodes = c.cfg.i("machine.sockets"), bind = c.cfg.i("workload.membind");
+    if (mem > nodes)
+        c.fail("machine.memory_nodes", fmt::format("{} nodes with memory, but machine.sockets = {} gives {} nodes; "
+                                                   "use 1-{}, or 0 for memory on every socket",
+                                                   mem, nodes, nodes, nodes));
+    if (mem > 0 && bind >= mem)
+        c.fail("workload.membind", fmt::format("NUMA node {} has no memory: machine.memory_nodes = {} puts it on "
+                                               "nodes 0-{}; bind to one of them or use -1",
+                                               bind, mem, mem - 1));
+}
+
 void iaa_needs_device(const Ctx& c)
 {
     const std::string& comp = c.cfg.s("kernel.zswap.compressor");
@@ -323,6 +336,7 @@ const std::vector<Check>& checks()
         {{"kernel.vm.min_free_kbytes", "kernel.vm.watermark_scale_factor", "machine.dram"}, watermarks_below_ram},
         {{"workload.cpus", "machine.sockets", "machine.cores_per_socket", "machine.threads_per_core"}, cpus_exist},
         {{"workload.membind", "machine.sockets"}, membind_node_exists},
+        {{"machine.memory_nodes", "machine.sockets", "workload.membind"}, memory_nodes_exist},
         {{"kernel.zswap.enabled", "kernel.zswap.compressor"}, iaa_needs_device},
         {{"machine.iaa.offline", "machine.iaa.devices_per_socket", "machine.sockets"}, iaa_offline_devices},
         {{"kernel.zswap.enabled", "swap.device"}, zswap_needs_swap_device},

@@ -619,3 +619,35 @@ TEST_CASE("pcp lists: pages freed in a row go back to the buddy in growing bulks
     c2.flush();
     CHECK(zone(w2.k).acquisitions == before);
 }
+
+TEST_CASE("memoryless nodes: with machine.memory_nodes = 1 a second socket's CPUs allocate from node 0, which holds all RAM",
+          "[kernel]")
+{
+    KConfig cfg = no_swap_config();
+    cfg.mthp_orders = {};
+    cfg.topo = {2, 2, 1};   // CPUs 2 and 3 on socket 1
+    auto run = [&](int mem_nodes) {
+        cfg.mem_nodes = mem_nodes;
+        Kernel k(cfg);
+        uint32_t mm = k.mm_create(0, 2);
+        int pid = k.task_create(2, mm);
+        uint32_t vma = k.vma_create(mm, 1024);
+        TestClock clk;
+        Ctx c(k, k.task(pid), clk);
+        for (uint32_t p = 0; p < 1024; p++)
+            k.handle_mm_fault(c, mm, vma, p, true);
+        c.flush();
+        return std::make_pair(k.nodes()[0], k.nodes()[1]);
+    };
+    auto [n0, n1] = run(0);   // RAM split over both sockets: the task's pages are local to node 1
+    CHECK(n0.managed == cfg.dram_pages / 2);
+    CHECK(n1.managed == cfg.dram_pages / 2);
+    CHECK(n1.folio_pages >= 1024);
+    CHECK(n0.folio_pages == 0);
+    auto [m0, m1] = run(1);   // mem=: node 1 has no memory, numa_mem_id() of its CPUs is node 0
+    CHECK(m0.managed == cfg.dram_pages);
+    CHECK(m1.managed == 0);
+    CHECK(m0.folio_pages >= 1024);
+    CHECK(m1.folio_pages == 0);
+    CHECK(m1.wmark[NodeMem::WMARK_HIGH] == 0);
+}
