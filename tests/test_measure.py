@@ -204,4 +204,18 @@ with tempfile.TemporaryDirectory() as tmp:
     bad = subprocess.run([binary, "calibrate", "--published", pub, "--targets", tgt, "--train", "t/e2e",
                           "--free-preset", "ssdd", "--out", os.path.join(tmp, "x.json")], cwd=ROOT, capture_output=True, text=True)
     check(bad.returncode == 2 and "one of zswap-zstd" in bad.stderr, "an unknown preset: " + bad.stderr)
-print("measure_usemem parsing, the machine's scenario, compare --published and calibrate --published: ok")
+
+# profile_reclaim.py's per-page table from a recorded `perf report --children` (the v6.18 VM's zswap
+# lzo-rle run, tests/data/perf/): the event count is the run's CPU time, each row children% of it.
+import profile_reclaim as pr  # noqa: E402
+rows, total_s = pr.per_page(open(os.path.join(ROOT, "tests", "data", "perf", "zswap-lzo-rle-children.txt")).read(),
+                            1051850)
+byname = {f: (ch, se, us) for f, ch, se, us in rows}
+check(abs(total_s - 37.73325) < 1e-9, f"cpu-clock total {total_s}")
+check(byname["zswap_store"][:2] == (23.36, 1.36), f"zswap_store row {byname.get('zswap_store')}")
+check(abs(byname["zswap_store"][2] - 23.36 / 100 * 37.73325e6 / 1051850) < 1e-9, "us per page out")
+check(abs(byname["scomp_acomp_comp_decomp"][2] - 4.968) < 0.001, "the compressor's share")
+check("zcomp_compress" not in byname, "a function the report lacks gets no row")
+check([r[0] for r in rows] == [f for f in pr.FUNCS if f in byname], "rows in FUNCS order")
+print("measure_usemem parsing, the machine's scenario, compare --published and calibrate --published, "
+      "profile_reclaim's table: ok")

@@ -23,6 +23,20 @@ FUNCS = ["try_to_free_mem_cgroup_pages", "do_try_to_free_pages", "shrink_node", 
          "folio_referenced", "clear_page_erms", "zswap_entry_free", "zs_free", "free_swap_and_cache_nr"]
 
 
+def per_page(report, pages):
+    """Rows (function, children %, self %, us per page out) of `perf report --children --sort
+    sym --stdio -g none` text for FUNCS, and the total cpu-clock time in seconds."""
+    total_ns = float(re.search(r"Event count \(approx\.\): (\d+)", report).group(1))
+    children = {}
+    for line in report.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+([\d.]+)%\s+\[[k.]\]\s+(\S+)", line)
+        if m:
+            children.setdefault(m.group(3), (float(m.group(1)), float(m.group(2))))
+    rows = [(f, ch, se, ch / 100 * total_ns / 1e3 / max(pages, 1))
+            for f, (ch, se) in ((f, children[f]) for f in FUNCS if f in children)]
+    return rows, total_ns / 1e9
+
+
 def vmstat():
     return {k: int(v) for k, v in (l.split() for l in open("/proc/vmstat"))}
 
@@ -49,20 +63,12 @@ def main(argv):
     pages = sum(v1.get(k, 0) - v0.get(k, 0) for k in ("zswpout", "pswpout"))
     rep = subprocess.run(["perf", "report", "-i", data, "--children", "--sort", "sym", "--stdio", "-g", "none"],
                          capture_output=True, text=True).stdout
-    total_ns = float(re.search(r"Event count \(approx\.\): (\d+)", rep).group(1))
-    children = {}
-    for line in rep.splitlines():
-        m = re.match(r"\s*([\d.]+)%\s+([\d.]+)%\s+\[[k.]\]\s+(\S+)", line)
-        if m:
-            children.setdefault(m.group(3), (float(m.group(1)), float(m.group(2))))
+    rows, total_s = per_page(rep, pages)
     lines = [f"usemem {' '.join(args)} in memory.limit_in_bytes {a.limit} on {os.uname().release}:",
              f"elapsed / user / sys {t.group(1)} / {t.group(2)} / {t.group(3)} s" if t else "no TIME line",
-             f"pages swapped out (zswpout + pswpout): {pages:,}; perf cpu-clock over all CPUs {total_ns / 1e9:.1f} s",
+             f"pages swapped out (zswpout + pswpout): {pages:,}; perf cpu-clock over all CPUs {total_s:.1f} s",
              "", "| function | share (with callees) | self | us per page out |", "|---|---|---|---|"]
-    for f in FUNCS:
-        if f in children:
-            ch, se = children[f]
-            lines.append(f"| {f} | {ch:.2f}% | {se:.2f}% | {ch / 100 * total_ns / 1e3 / max(pages, 1):.2f} |")
+    lines += [f"| {f} | {ch:.2f}% | {se:.2f}% | {us:.2f} |" for f, ch, se, us in rows]
     text = "\n".join(lines) + "\n"
     open(a.out, "w").write(text)
     sys.stdout.write(text)
