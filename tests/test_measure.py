@@ -114,6 +114,14 @@ check(sc["kernel"]["zswap"] == {"enabled": False, "max_pool_percent": 20}, f"zsw
 check(sc["kernel"]["mthp"] == {"enabled": "64K"} and sc["kernel"]["swappiness"] == 100, "mTHP sizes and swappiness")
 check(sc["kernel"]["version"] == "6.12" and sc["kernel"]["memcg"] == {"max": "64M"}, "kernel preset and memcg")
 check(all(k in sc["sources"] for k in ("machine.dram", "swap.device", "kernel.mthp.enabled")), "sources")
+# machine.codec_speed from pagebench output: compressing in half the table machine's time at 2.1 GHz
+# is 2 x 2.5 / 2.1 per clock.
+table = json.load(open(os.path.join(ROOT, "calibration", "compressors", "table.json")))["codecs"]
+half = {"codecs": {c: {"4K": {"comp_ns_per_4k": table[c]["usemem"]["4K"]["comp_ns_per_4k"] / 2}}
+                   for c in ("zstd", "lz4", "lzo-rle")}}
+check(ms.codec_speed(json.dumps(half), 2.1) == round(2 * 2.5 / 2.1, 3), "codec_speed per clock")
+half["codecs"]["lz4"]["4K"]["comp_ns_per_4k"] *= 2   # lz4 as fast as the table machine: the mean moves
+check(ms.codec_speed(json.dumps(half), 2.5) == round((2 + 1 + 2) / 3, 3), "codec_speed is the codecs' mean")
 swaps_hdd = "Filename Type Size Used Priority\n/dev/sda2 partition 8388604 0 -2\n"
 check(ms.swap_device(MROOT, swaps_hdd)[0] == "hdd", "a rotational partition is an hdd")
 check(ms.swap_device(MROOT, "Filename Type Size Used Priority\n")is None, "no swap")

@@ -13,7 +13,9 @@ max_pool_percent, accept_threshold_percent), the mTHP sizes enabled under
 `kernel.version` preset when one matches). Every key it sets is named in "sources" with the
 file it came from. --workload copies the workload section of another scenario; --memory-high
 and --memory-max set the memcg limits. --root reads those files under DIR instead of /
-(recorded fixtures, tests/data/machine/).
+(recorded fixtures, tests/data/machine/). --pagebench PATH runs a built
+calibration/compressors/pagebench.c on usemem pages and sets machine.codec_speed (this CPU's
+compressors against the machine of calibration/compressors/table.json).
 """
 import argparse
 import datetime
@@ -172,6 +174,28 @@ def scenario(root, name, workload=None, memory_high=None, memory_max=None):
     return s
 
 
+TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "calibration", "compressors", "table.json")
+
+
+def codec_speed(pagebench_json, cpu_freq_ghz, table=TABLE):
+    """machine.codec_speed from `pagebench --usemem` output: the table machine's usemem 4K compress
+    times over this machine's, per codec, at the table's 2.5 GHz against this clock; their mean."""
+    got = json.loads(pagebench_json)["codecs"]
+    ref = json.load(open(table))["codecs"]
+    r = [ref[c]["usemem"]["4K"]["comp_ns_per_4k"] / got[c]["4K"]["comp_ns_per_4k"] for c in ("zstd", "lz4", "lzo-rle")]
+    return round(sum(r) / len(r) * 2.5 / cpu_freq_ghz, 3)
+
+
+def add_codec_speed(s, pagebench):
+    """Run `pagebench --usemem 64MiB 3` and set machine.codec_speed from it."""
+    import subprocess
+    out = subprocess.run([pagebench, "--usemem", str(64 << 20), "3"], capture_output=True, text=True, check=True).stdout
+    ghz = float(s["machine"].get("cpu_freq", "2.5GHz").rstrip("GHz"))
+    s["machine"]["codec_speed"] = codec_speed(out, ghz)
+    s["sources"]["machine.codec_speed"] = (f"measured: {pagebench} --usemem against calibration/compressors/table.json "
+                                           "(zstd, lz4, lzo-rle usemem 4K compress times, per clock; their mean)")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default="/", help="read the machine's files under DIR (a recorded fixture)")
@@ -179,9 +203,13 @@ def main(argv):
     ap.add_argument("--memory-high")
     ap.add_argument("--memory-max")
     ap.add_argument("--name", default="my-machine")
+    ap.add_argument("--pagebench", help="a built calibration/compressors/pagebench.c: measure machine.codec_speed")
     a = ap.parse_args(argv)
     wl = json.load(open(a.workload)) if a.workload else None
-    print(json.dumps(scenario(a.root, a.name, wl, a.memory_high, a.memory_max), indent=2))
+    s = scenario(a.root, a.name, wl, a.memory_high, a.memory_max)
+    if a.pagebench:
+        add_codec_speed(s, a.pagebench)
+    print(json.dumps(s, indent=2))
 
 
 if __name__ == "__main__":

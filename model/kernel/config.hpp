@@ -180,6 +180,7 @@ struct KConfig {
     unsigned lru_add_batch = 31;
     // zswap
     bool zswap = true;
+    bool zswap_ever = false;      // zswap enabled earlier since boot (kernel.zswap.ever_enabled)
     CompressorModel comp;
     unsigned max_pool_percent = 20, accept_threshold_percent = 90;
     bool zswap_large = true;

@@ -353,7 +353,7 @@ folio_t Kernel::read_swap_cache_async(Ctx& c, Vma& v, uint32_t idx, swp_offset_t
 unsigned Kernel::alloc_swap_folio(Ctx& c, Vma& v, uint32_t idx, swp_offset_t off)
 {
     for (unsigned order : cfg_.mthp_orders) {
-        if (!order || cfg_.zswap)   // zswap_never_enabled() is false: order 0
+        if (!order || cfg_.zswap || cfg_.zswap_ever)   // zswap_never_enabled() is false: order 0
             break;
         uint32_t nr = 1u << order, start = idx & ~(nr - 1);
         if (uint64_t(start) + nr > v.pte.size() || off < idx - start)

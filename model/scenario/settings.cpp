@@ -47,7 +47,7 @@ void derive_zram(Settings& s)
     const std::string kind = usemem ? "usemem" : s.workload == WorkloadType::Redis ? zs.redis_data : zs.data;
     z.data.zero_share = usemem ? 0 : zs.zero_pages_pct / 100;
     // Table ns on one vCPU of the measurement VM, taken at 2.5 GHz as the usemem costs are.
-    const double s_per_ns = zs.kernel_factor * 1e-9 * 2.5e9 / k.hz;
+    const double s_per_ns = zs.kernel_factor * 1e-9 * 2.5e9 / k.hz / s.compressors.codec_speed;
     const CodecPoint base = codec_point(codec, kind, 0);
     double len_scale = 1, comp_scale = s_per_ns, decomp_scale = s_per_ns;
     if (kind == "usemem") {
@@ -163,6 +163,10 @@ void derive(Settings& s)
     };
     iaa(t.deflate_iaa, t.iaa_fixed);
     iaa(t.deflate_iaa_canned, t.iaa_canned);
+    for (kernel::CompressorModel* m : {&t.zstd, &t.lz4, &t.lzo_rle}) {   // a faster CPU's codecs
+        m->comp_s /= t.codec_speed;
+        m->decomp_s /= t.codec_speed;
+    }
     const std::pair<const char*, const kernel::CompressorModel*> by_name[] = {
         {"zstd", &t.zstd}, {"lz4", &t.lz4}, {"lzo-rle", &t.lzo_rle},
         {"deflate-iaa", &t.deflate_iaa}, {"deflate-iaa-canned", &t.deflate_iaa_canned}};

@@ -31,6 +31,7 @@ struct Compressors {
     kernel::CompressorModel zstd, lz4, lzo_rle;        // CPU: comp_len, comp_s, decomp_s
     kernel::CompressorModel deflate_iaa, deflate_iaa_canned;   // IAA: comp_len (times from the jobs)
     IaaJobNs iaa_fixed, iaa_canned;
+    double codec_speed = 1;   // machine.codec_speed: the CPU codecs' speed over the table machine's
 };
 
 // zram's rows as given; derive() turns them into kernel.zram's data model (the codec on the

@@ -46,7 +46,7 @@ TEST_CASE("settings: a row that fills nothing, a field with no row, and two rows
     auto unbound = binding_problems(edited("kernel.swappiness", [](ParamDef& d) { d.fill = {}; }));
     REQUIRE(unbound.size() == 2);   // the row, and KConfig's field it no longer fills
     CHECK(unbound[0].find("kernel.swappiness: fills no field") == 0);
-    CHECK(unbound[1].find("kernel::KConfig: 47 of its 48 fields") == 0);   // 4 for sim.page_unit
+    CHECK(unbound[1].find("kernel::KConfig: 48 of its 49 fields") == 0);   // 4 for sim.page_unit
 
     auto gone = binding_problems(edited("cost.fault.base", nullptr));
     REQUIRE(gone.size() == 1);
@@ -84,4 +84,30 @@ TEST_CASE("settings: the fill converts cycles by the clock, ns to seconds, bytes
     CHECK(s.usemem.size == 8192);
     CHECK(s.platform.sockets == s.kernel.topo.sockets);
     CHECK(s.platform.hz == 2e9);
+}
+
+TEST_CASE("settings: machine.codec_speed divides the CPU codecs' costs, zswap's and zram's, and leaves IAA's", "[settings]")
+{
+    auto fill = [](std::vector<std::string> sets) {
+        LoadOptions opt;
+        opt.sets = std::move(sets);
+        return fill_settings(load_defaults(opt));
+    };
+    const std::vector<std::string> zram = {"swap.device=zram", "kernel.zswap.enabled=false", "workload.type=swapinout",
+                                           "swap.zram.comp_algorithm=lz4"};
+    auto with = [&](std::vector<std::string> extra, const char* speed) {
+        extra.push_back(std::string("machine.codec_speed=") + speed);
+        return fill(extra);
+    };
+    Settings a = with({"kernel.zswap.compressor=zstd"}, "1"), b = with({"kernel.zswap.compressor=zstd"}, "2");
+    CHECK(b.kernel.comp.comp_s == Approx(a.kernel.comp.comp_s / 2));
+    CHECK(b.kernel.comp.decomp_s == Approx(a.kernel.comp.decomp_s / 2));
+    CHECK(b.kernel.comp.comp_len == a.kernel.comp.comp_len);
+    Settings za = with(zram, "1"), zb = with(zram, "2");
+    for (size_t o = 0; o < za.kernel.zram.data.kind.size(); o++) {
+        CHECK(zb.kernel.zram.data.kind[o].comp_s == Approx(za.kernel.zram.data.kind[o].comp_s / 2));
+        CHECK(zb.kernel.zram.data.kind[o].ratio == za.kernel.zram.data.kind[o].ratio);
+    }
+    Settings ia = with({"kernel.zswap.compressor=deflate-iaa"}, "1"), ib = with({"kernel.zswap.compressor=deflate-iaa"}, "2");
+    CHECK(ib.kernel.comp.comp_s == ia.kernel.comp.comp_s);   // the accelerator does not get faster
 }

@@ -169,6 +169,18 @@ TEST_CASE("large-folio swap-in: whole 64K folios from zram, and the fallbacks to
         CHECK(w.k.vm[mm::PSWPIN] == 64);
         CHECK(w.k.vm[mm::PGMAJFAULT] == 4);
     }
+    SECTION("zswap enabled earlier since boot (off now): every swap-in order 0, no fallback counted")
+    {
+        KConfig cfg = zram_config();
+        cfg.zswap_ever = true;   // zswap_never_enabled() is false for the rest of the boot
+        World w(cfg);
+        Ctx c(w.k, w.task(), w.clk);
+        swapped_out(w, c);
+        CHECK(w.touch(c, false) == 64);
+        CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_SWPIN] == 0);
+        CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_SWPIN_FALLBACK] == 0);
+        CHECK(w.k.vm[mm::PSWPIN] == 64);
+    }
     SECTION("no free 64K block (fragmented memory): order 0, swpin_fallback counted")
     {
         KConfig cfg = zram_config();
