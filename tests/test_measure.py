@@ -100,6 +100,42 @@ echo "8000 usecs to free memory"
     check(got["free_latency_us"] == 8000, "free latency line")
     check(t["workload"]["machine"]["c"]["anon_per_node_at_writes_done"] == {"N0": 34171142144, "N1": 0}, "numa")
 
+# The same under cgroup v1's memory controller: its file names, total_rss as anon, numa_stat in pages.
+with tempfile.TemporaryDirectory() as tmp:
+    cg = os.path.join(tmp, "cg1")
+    os.makedirs(cg)
+    for name, text in (("memory.usage_in_bytes", "100\n"), ("memory.stat", "rss 5\ntotal_rss 7000\ntotal_swap 9\n"),
+                       ("memory.numa_stat", "total=3 N0=3 N1=0\nanon=3 N0=2 N1=1\n"),
+                       ("memory.max_usage_in_bytes", "4000\n"), ("cgroup.procs", "")):
+        with open(os.path.join(cg, name), "w") as f:
+            f.write(text)
+    fake = os.path.join(tmp, "usemem")
+    with open(fake, "w") as f:
+        f.write(f"""#!/bin/sh
+echo 300 > {cg}/memory.usage_in_bytes
+echo "1207959552 bytes / 8000000 usecs = 147456 KB/s"
+sleep 0.3
+echo 999 > {cg}/memory.usage_in_bytes
+echo "8000 usecs to free memory"
+""")
+    os.chmod(fake, 0o755)
+    env = dict(os.environ, PATH="/usr/bin:/bin")
+    cmd = [sys.executable, os.path.join(ROOT, "tools", "measure_usemem.py"), "--table", "t/v1", "--column", "c",
+           "--cgroup-v1", "--cgroup", cg, "--usemem", fake]
+    out = subprocess.run(cmd[:6] + ["--memory-max", "1G"] + cmd[6:] + ["--", "-n", "1", "1g"], capture_output=True,
+                         text=True, env=env)
+    check(out.returncode == 0, "measure_usemem --cgroup-v1 failed: " + out.stderr)
+    got = {r["metric"]: r["values"][0] for r in json.loads(out.stdout)["tables"][0]["rows"]}
+    check(open(os.path.join(cg, "memory.limit_in_bytes")).read() == "1G", "v1 limit written")
+    check(not os.path.exists(os.path.join(cg, "memory.max")), "no v2 file written under v1")
+    check(got["memory_current_at_writes_done"] == 300 and got["anon_at_writes_done"] == 7000, f"v1 snapshot {got}")
+    check(got["memory_peak"] == 4000 and "memcg_high" not in got, f"v1 peak, no events {got}")
+    t = json.loads(out.stdout)["tables"][0]
+    check(t["workload"]["machine"]["c"]["anon_per_node_at_writes_done"] == {"N0": 8192, "N1": 4096}, "v1 numa in bytes")
+    bad = subprocess.run(cmd[:6] + ["--memory-high", "1G"] + cmd[6:] + ["--", "-n", "1", "1g"], capture_output=True,
+                         text=True, env=env)
+    check(bad.returncode == 2 and "--memory-high needs cgroup v2" in bad.stderr, "v1 refuses memory.high: " + bad.stderr)
+
 # The machine's scenario from recorded files (tests/data/machine: 2 sockets x 2 cores x 2 threads,
 # zram0 at priority 100 over a rotational sda2, zswap off, 64K mTHP always, 2M inherit under madvise,
 # and v6.18's shmem-only 8kB size, which has no anon "enabled" file).

@@ -11,7 +11,9 @@ Run as root on the machine to measure (cgroup v2, swap or zswap configured as yo
       --scenario my-zstd.json --targets my-targets.json \\
       --usemem /path/to/usemem -- --init-time -w -O -s 10 -n 70 1g  > measured.json
 
---memory-max sets memory.max (with or without --memory-high); --no-cgroup runs usemem under
+--memory-max sets memory.max (with or without --memory-high); --cgroup-v1 measures under cgroup
+v1's memory controller (memory.limit_in_bytes; no memory.high or event counters, and v1 charges
+no zswap pool, which the model does); --no-cgroup runs usemem under
 global memory pressure, without a cgroup (then no memcg counters). --scenario writes the
 machine's scenario for the run (tools/machine_scenario.py: CPUs, RAM, /proc/swaps, zswap, zram
 and mTHP settings, with the usemem command line as its workload), and --targets adds the
@@ -155,6 +157,27 @@ def parse_numa_anon(text):
     return {}
 
 
+# cgroup v1's memory controller under v2's names: the files read, and memory.stat's keys
+# (total_*: the group and its children, bytes). v1 has no memory.high, memory.events or zswap lines.
+V1_FILES = {"memory.max": "memory.limit_in_bytes", "memory.current": "memory.usage_in_bytes",
+            "memory.peak": "memory.max_usage_in_bytes"}
+V1_STAT = {"total_rss": "anon"}
+
+
+def v1_memstat(stat):
+    """v1 memory.stat in v2's names (only the lines writes_done_metrics reads)."""
+    return {V1_STAT[k]: v for k, v in stat.items() if k in V1_STAT}
+
+
+def v1_numa_anon(text, page_size=4096):
+    """v1 memory.numa_stat's anon line (pages: "anon=T N0=a N1=b") in v2's form (bytes per node)."""
+    for line in text.splitlines():
+        f = line.split()
+        if f and f[0].startswith("anon="):
+            return {k: int(v) * page_size for k, v in (x.split("=") for x in f[1:])}
+    return {}
+
+
 def parse_proc_stat(text):
     """(state, processor) from /proc/PID/stat; comm may hold spaces and parentheses."""
     rest = text[text.rindex(")") + 2:].split()
@@ -234,13 +257,21 @@ def main(argv):
     ap.add_argument("--targets", help="add a target (table, column, that scenario) to this targets file")
     ap.add_argument("--machine-root", default="/", help="read the machine's files for --scenario under DIR (tests)")
     ap.add_argument("--usemem", default="usemem", help="path of vm-scalability's usemem")
-    ap.add_argument("--cgroup", default="/sys/fs/cgroup/swapsim-measure")
+    ap.add_argument("--cgroup", help="the cgroup directory (default /sys/fs/cgroup/swapsim-measure, or "
+                    "/sys/fs/cgroup/memory/swapsim-measure with --cgroup-v1)")
+    ap.add_argument("--cgroup-v1", action="store_true",
+                    help="the memory controller is cgroup v1's: --memory-max sets memory.limit_in_bytes "
+                         "(no memory.high, no memcg event counters; v1 does not charge zswap's pool)")
     ap.add_argument("--append", help="add the column to this measurement file")
     ap.add_argument("usemem_args", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
     args = [x for x in a.usemem_args if x != "--"]
     if a.no_cgroup == bool(a.memory_high or a.memory_max):
         ap.error("give --memory-high and/or --memory-max (a memcg run), or --no-cgroup (global pressure)")
+    if a.cgroup_v1 and a.memory_high:
+        ap.error("--memory-high needs cgroup v2: cgroup v1's memory controller has no memory.high")
+    if a.cgroup is None:
+        a.cgroup = "/sys/fs/cgroup/memory/swapsim-measure" if a.cgroup_v1 else "/sys/fs/cgroup/swapsim-measure"
     if a.targets and not a.scenario:
         ap.error("--targets needs --scenario: the target names the scenario written for the run")
     if not a.no_cgroup:
@@ -251,9 +282,9 @@ def main(argv):
         os.makedirs(a.cgroup, exist_ok=True)
         for key, value in (("memory.high", a.memory_high), ("memory.max", a.memory_max)):
             if value:
-                with open(os.path.join(a.cgroup, key), "w") as f:
+                with open(os.path.join(a.cgroup, V1_FILES.get(key, key) if a.cgroup_v1 else key), "w") as f:
                     f.write(value)
-    cg = lambda name: "" if a.no_cgroup else read(os.path.join(a.cgroup, name))
+    cg = lambda name: "" if a.no_cgroup else read(os.path.join(a.cgroup, V1_FILES.get(name, name) if a.cgroup_v1 else name))
     snap = lambda: (parse_kv(read("/proc/vmstat")), parse_kv(cg("memory.events")), parse_kv(cg("memory.swap.events")),
                     mthp_stats())
     swaps = parse_swaps(read("/proc/swaps"))
@@ -298,8 +329,10 @@ def main(argv):
                 writing.clear()
                 # The last statistics line leaves the snapshot of all writes done.
                 if not a.no_cgroup:
-                    at_done = writes_done_metrics(int(cg("memory.current").strip() or 0), parse_kv(cg("memory.stat")))
-                numa = parse_numa_anon(cg("memory.numa_stat"))
+                    stat = parse_kv(cg("memory.stat"))
+                    at_done = writes_done_metrics(int(cg("memory.current").strip() or 0),
+                                                  v1_memstat(stat) if a.cgroup_v1 else stat)
+                numa = (v1_numa_anon if a.cgroup_v1 else parse_numa_anon)(cg("memory.numa_stat"))
         p.wait()
         errf.seek(0)
         err = errf.read()
