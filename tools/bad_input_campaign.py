@@ -149,6 +149,15 @@ def build_cases():
     scen("pressure_zswap_full_pool", PRESSURE, {"kernel.zswap.enabled": True, "kernel.zswap.max_pool_percent": 100}, extra=q)
     scen("pressure_zswap_no_writeback", PRESSURE, {"kernel.zswap.enabled": True, "kernel.zswap.writeback": False}, extra=q)
     scen("pressure_membind_missing_node", PRESSURE, {"workload.membind": 1}, "bad", "$.workload.membind", "validate")
+    scen("pressure_memoryless_node", PRESSURE, {"machine.sockets": 2, "machine.cores_per_socket": 4,
+                                                "machine.memory_nodes": 1}, "ok", extra=q)
+    scen("memory_nodes_above_sockets", PRESSURE, {"machine.memory_nodes": 2}, "bad", "$.machine.memory_nodes", "validate")
+    scen("membind_to_memoryless_node", PRESSURE, {"machine.sockets": 2, "machine.memory_nodes": 1, "workload.membind": 1},
+         "bad", "$.workload.membind", "validate")
+    case("codec_speed_zero", ["validate", SMALL, "--set", "machine.codec_speed=0"], "bad", "machine.codec_speed")
+    case("zram_zswap_ever_enabled", ["run", SMALL, "--set", "swap.device=zram", "--set", "kernel.zswap.enabled=false",
+                                     "--set", "kernel.zswap.ever_enabled=true", "--set", "machine.codec_speed=3",
+                                     "--set", "sim.wall_limit=40s"], "ok")
     scen("pressure_size_zero", PRESSURE, {"workload.usemem.size": "0"}, "bad", "$.workload.usemem.size", "validate")
     scen("pressure_repeat", PRESSURE, {"workload.usemem.repeat": 3, "workload.usemem.nproc": 2}, extra=q)
     scen("pressure_swapinout", PRESSURE, {"workload.type": "swapinout", "workload.swapinout.size": "3G", "workload.swapinout.rounds": 1}, extra=q)
