@@ -122,7 +122,7 @@ void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
             // A run of swap entries, contiguous in one cluster.
             swp_offset_t off = pte_offset(p);
             size_t j = i + 1;
-            while (j < n && pte_swap(v.pte[j]) && pte_offset(v.pte[j]) == off + (j - i) &&
+            while (j < n && v.pte[j] == mk_swp_pte(off + swp_offset_t(j - i)) &&
                    (off + (j - i)) % SWAPFILE_CLUSTER != 0)
                 j++;
             unsigned nr = unsigned(j - i);

@@ -364,8 +364,7 @@ unsigned Kernel::alloc_swap_folio(Ctx& c, Vma& v, uint32_t idx, swp_offset_t off
         // can_swapin_thp: contiguous swap entries of this device, none in the swap cache.
         bool ok = true;
         for (uint32_t j = 0; j < nr && ok; j++) {
-            pte_t p = v.pte[start + j];
-            ok = pte_swap(p) && pte_offset(p) == head + j && !swap->has_cache(head + j);
+            ok = v.pte[start + j] == mk_swp_pte(head + j) && !swap->has_cache(head + j);
         }
         if (!ok)
             continue;
@@ -398,7 +397,7 @@ unsigned Kernel::map_large_swapcache_folio(Ctx& c, MmStruct& m, Vma& v, uint32_t
     bool whole = off >= fo.swap && off - fo.swap < nr && uint64_t(start) + nr <= v.pte.size() &&
                  !fo.test(PG_mapped) && swap->count(off) == 1;
     for (uint32_t j = 0; j < nr && whole; j++)
-        whole = pte_swap(v.pte[start + j]) && pte_offset(v.pte[start + j]) == fo.swap + j;
+        whole = v.pte[start + j] == mk_swp_pte(fo.swap + j);
     if (!whole)
         throw std::logic_error("do_swap_page: a " + std::to_string(nr) + "-page folio in the swap cache whose PTEs are not all "
                                "its swap entries (a partial map the model does not hold)");

@@ -149,7 +149,7 @@ void Kernel::tlb_flush_dirty(Ctx& c, folio_t f)
     for (uint32_t id : *members) {   // the mms that mapped it (their PTEs now hold the entry)
         auto [mm_id, vi] = vma_ref_[id];
         const Vma& v = mms[mm_id].vmas[vi];
-        if (fo.index < v.pte.size() && pte_swap(v.pte[fo.index]) && pte_offset(v.pte[fo.index]) == fo.swap)
+        if (fo.index < v.pte.size() && v.pte[fo.index] == mk_swp_pte(fo.swap))
             flush_one(mms[mm_id]);
     }
 }
