@@ -24,6 +24,21 @@ def check(cond, what):
         raise SystemExit("FAILED: " + what)
 
 
+def stand_in(tmp, files, script):
+    """A cgroup directory TMP/cg of plain files {name: text} and a fake usemem running `script`
+    (a function of the cgroup's path giving the shell lines). Returns (cgroup, usemem)."""
+    cg = os.path.join(tmp, "cg")
+    os.makedirs(cg)
+    for name, text in files.items():
+        with open(os.path.join(cg, name), "w") as f:
+            f.write(text)
+    fake = os.path.join(tmp, "usemem")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\n" + script(cg))
+    os.chmod(fake, 0o755)
+    return cg, fake
+
+
 tp, free = mu.parse_usemem_output(read("usemem.out"))
 check(tp == [154142, 130889, 91557, 187239], f"throughputs {tp}")
 check(free == [10231, 9984, 13012, 11873], f"free latencies {free}")
@@ -64,16 +79,9 @@ check(sys_row["values"] == [46.00123, 40.0], f"sys row {sys_row}")
 # The whole tool on a stand-in: a cgroup directory of plain files and a fake usemem that
 # prints two statistics lines, changing memory.current before each and after the last.
 with tempfile.TemporaryDirectory() as tmp:
-    cg = os.path.join(tmp, "cg")
-    os.makedirs(cg)
-    for name, text in (("memory.current", "100\n"), ("memory.stat", read("memory.stat")),
-                       ("memory.numa_stat", read("memory.numa_stat")), ("memory.peak", "43000000000\n"),
-                       ("memory.events", "high 10\n"), ("cgroup.procs", "")):
-        with open(os.path.join(cg, name), "w") as f:
-            f.write(text)
-    fake = os.path.join(tmp, "usemem")
-    with open(fake, "w") as f:
-        f.write(f"""#!/bin/sh
+    cg, fake = stand_in(tmp, {"memory.current": "100\n", "memory.stat": read("memory.stat"),
+                              "memory.numa_stat": read("memory.numa_stat"), "memory.peak": "43000000000\n",
+                              "memory.events": "high 10\n", "cgroup.procs": ""}, lambda cg: f"""\
 echo 200 > {cg}/memory.current
 echo "1207959552 bytes / 8000000 usecs = 147456 KB/s"
 sleep 0.3
@@ -84,7 +92,6 @@ echo 999 > {cg}/memory.current
 echo "high 25" > {cg}/memory.events
 echo "8000 usecs to free memory"
 """)
-    os.chmod(fake, 0o755)
     env = dict(os.environ, PATH="/usr/bin:/bin")   # no perf: times from getrusage
     out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "measure_usemem.py"), "--table", "t/fake",
                           "--column", "c", "--memory-high", "1G", "--cgroup", cg, "--usemem", fake, "--", "-n", "2", "1g"],
@@ -102,23 +109,15 @@ echo "8000 usecs to free memory"
 
 # The same under cgroup v1's memory controller: its file names, total_rss as anon, numa_stat in pages.
 with tempfile.TemporaryDirectory() as tmp:
-    cg = os.path.join(tmp, "cg1")
-    os.makedirs(cg)
-    for name, text in (("memory.usage_in_bytes", "100\n"), ("memory.stat", "rss 5\ntotal_rss 7000\ntotal_swap 9\n"),
-                       ("memory.numa_stat", "total=3 N0=3 N1=0\nanon=3 N0=2 N1=1\n"),
-                       ("memory.max_usage_in_bytes", "4000\n"), ("cgroup.procs", "")):
-        with open(os.path.join(cg, name), "w") as f:
-            f.write(text)
-    fake = os.path.join(tmp, "usemem")
-    with open(fake, "w") as f:
-        f.write(f"""#!/bin/sh
+    cg, fake = stand_in(tmp, {"memory.usage_in_bytes": "100\n", "memory.stat": "rss 5\ntotal_rss 7000\ntotal_swap 9\n",
+                              "memory.numa_stat": "total=3 N0=3 N1=0\nanon=3 N0=2 N1=1\n",
+                              "memory.max_usage_in_bytes": "4000\n", "cgroup.procs": ""}, lambda cg: f"""\
 echo 300 > {cg}/memory.usage_in_bytes
 echo "1207959552 bytes / 8000000 usecs = 147456 KB/s"
 sleep 0.3
 echo 999 > {cg}/memory.usage_in_bytes
 echo "8000 usecs to free memory"
 """)
-    os.chmod(fake, 0o755)
     env = dict(os.environ, PATH="/usr/bin:/bin")
     cmd = [sys.executable, os.path.join(ROOT, "tools", "measure_usemem.py"), "--table", "t/v1", "--column", "c",
            "--cgroup-v1", "--cgroup", cg, "--usemem", fake]
@@ -184,17 +183,10 @@ with tempfile.TemporaryDirectory() as tmp:
 # End to end on the stand-in: measure with memory.max, write the machine's scenario and its
 # target, compare against it, and calibrate from the committed fit with a device preset.
 with tempfile.TemporaryDirectory() as tmp:
-    cg = os.path.join(tmp, "cg")
-    os.makedirs(cg)
-    for name, text in (("memory.current", "100\n"), ("memory.stat", read("memory.stat")), ("memory.events", ""),
-                       ("cgroup.procs", "")):
-        with open(os.path.join(cg, name), "w") as f:
-            f.write(text)
-    fake = os.path.join(tmp, "usemem")
-    with open(fake, "w") as f:
-        f.write("#!/bin/sh\necho '67108864 bytes / 500000 usecs = 131072 KB/s'\n"
-                "echo '67108864 bytes / 600000 usecs = 109226 KB/s'\necho '900 usecs to free memory'\n")
-    os.chmod(fake, 0o755)
+    cg, fake = stand_in(tmp, {"memory.current": "100\n", "memory.stat": read("memory.stat"), "memory.events": "",
+                              "cgroup.procs": ""},
+                        lambda cg: "echo '67108864 bytes / 500000 usecs = 131072 KB/s'\n"
+                                   "echo '67108864 bytes / 600000 usecs = 109226 KB/s'\necho '900 usecs to free memory'\n")
     scen, tgt, pub = (os.path.join(tmp, n) for n in ("fx.json", "targets.json", "measured.json"))
     env = dict(os.environ, PATH="/usr/bin:/bin")
     out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "measure_usemem.py"), "--table", "t/e2e",
