@@ -315,7 +315,7 @@ Kernel::Kernel(const KConfig& cfg)
                                             cfg.swap_cache == SwapCacheImpl::XArray, cfg.dev != SwapDev::Hdd);
         swap->set_free_hook([this](swp_offset_t off) { on_slot_free(off); });
         if (cfg.swap_cache == SwapCacheImpl::XArray)
-            xa_nodes_.resize(size_t((cfg.swap_slots + cfg.swapfile_slots) / XA_CHUNK_SIZE + 1));
+            xa_nr_nodes_ = size_t((cfg.swap_slots + cfg.swapfile_slots) / XA_CHUNK_SIZE + 1);
     }
     if (cfg.dev == SwapDev::Ssd)
         ssd = std::make_unique<hw::BlockDevice>(cfg.ssd);

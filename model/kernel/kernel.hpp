@@ -607,7 +607,12 @@ private:
         int8_t nid = -1;
         bool on_list = false;
     };
-    std::vector<XaNode> xa_nodes_;
+    // The nodes of each swap cluster's 512 slots, allocated at its first store: a swap device
+    // of 1 TiB has 4 M nodes, a run touches the few clusters it uses.
+    static constexpr size_t kXaPerChunk = mm::SWAPFILE_CLUSTER / mm::XA_CHUNK_SIZE;
+    using XaChunk = std::array<XaNode, kXaPerChunk>;
+    std::vector<std::unique_ptr<XaChunk>> xa_nodes_;
+    size_t xa_nr_nodes_ = 0;   // nodes the device's slots span
     XaNode& xa_node(mm::swp_offset_t off);
     // xas_store of `nr` slots from `off` (folio, shadow or NULL), then workingset_update_node:
     // a node that changes list membership takes its node's shadow_nodes lock (booked now, or,

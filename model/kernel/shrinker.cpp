@@ -177,9 +177,15 @@ unsigned long Kernel::scan_shadow_nodes(Ctx& c, int nid, uint64_t nr_to_scan)
     unsigned long freed = 0;
     // list_lru_walk_one from the list's head (the oldest): each node is isolated under the list
     // lock, which shadow_lru_isolate drops for xa_delete_node under the swap space's xa_lock.
-    for (size_t i = 0; i < xa_nodes_.size() && nr_to_scan && shadow_on_list_[size_t(nid)]; i++) {
-        size_t idx = (shadow_cursor_ + i) % xa_nodes_.size();
-        XaNode& x = xa_nodes_[idx];
+    const size_t nodes = xa_nr_nodes_;
+    for (size_t i = 0; i < nodes && nr_to_scan && shadow_on_list_[size_t(nid)]; i++) {
+        size_t idx = (shadow_cursor_ + i) % nodes;
+        const size_t chunk = idx / kXaPerChunk;
+        if (chunk >= xa_nodes_.size() || !xa_nodes_[chunk]) {   // a cluster never stored to
+            i += std::min(kXaPerChunk - 1 - idx % kXaPerChunk, nodes - 1 - idx);   // to its end (or the wrap)
+            continue;
+        }
+        XaNode& x = (*xa_nodes_[chunk])[idx % kXaPerChunk];
         if (!x.on_list || x.nid != nid)
             continue;
         nr_to_scan--;
@@ -192,7 +198,7 @@ unsigned long Kernel::scan_shadow_nodes(Ctx& c, int nid, uint64_t nr_to_scan)
         x.nid = -1;
         shadow_on_list_[size_t(nid)]--;
         freed++;
-        shadow_cursor_ = (idx + 1) % xa_nodes_.size();
+        shadow_cursor_ = (idx + 1) % nodes;
     }
     slabstat.shadow_scanned += freed;
     slabstat.shadow_nodes_freed += freed;
@@ -216,7 +222,7 @@ unsigned long Kernel::shrink_slab(Ctx& c, int nid, ScanControl& sc)
         }
     }
     // Global reclaim also shrinks the root memcg: the shadow-node shrinker on the root's list.
-    if (!sc.memcg_reclaim && !xa_nodes_.empty() && shadow_on_list_[size_t(nid)]) {
+    if (!sc.memcg_reclaim && xa_nr_nodes_ && shadow_on_list_[size_t(nid)]) {
         slabstat.shadow_calls++;
         c.sys(k.slab_shrinker_call);
         const uint64_t nodes = shadow_on_list_[size_t(nid)];

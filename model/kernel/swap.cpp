@@ -91,9 +91,13 @@ void Kernel::swap_cache_insert(Ctx& c, folio_t f, swp_offset_t off)
 Kernel::XaNode& Kernel::xa_node(swp_offset_t off)
 {
     size_t i = off / XA_CHUNK_SIZE;
-    if (i >= xa_nodes_.size())
-        xa_nodes_.resize(i + 1);
-    return xa_nodes_[i];
+    xa_nr_nodes_ = std::max(xa_nr_nodes_, i + 1);
+    size_t chunk = i / kXaPerChunk;
+    if (chunk >= xa_nodes_.size())
+        xa_nodes_.resize(chunk + 1);
+    if (!xa_nodes_[chunk])
+        xa_nodes_[chunk] = std::make_unique<XaChunk>();
+    return (*xa_nodes_[chunk])[i % kXaPerChunk];
 }
 
 void Kernel::xa_store(Ctx* c, swp_offset_t off, unsigned nr, XaStore what, int cpu)
