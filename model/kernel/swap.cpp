@@ -75,7 +75,7 @@ void Kernel::swap_cache_insert(Ctx& c, folio_t f, swp_offset_t off)
     if (swap->cache_folio(off) == NO_FOLIO && !swap->has_cache(off))
         swap->swapcache_prepare(off);   // swap-in: pin the referenced slot
     for (unsigned i = 0; i < nr; i++)
-        swap->cache_folio(off + i) = f;
+        swap->set_cache_folio(off + i, f);
     fo.swap = off;
     fo.set(PG_swapcache);
     const Costs& k = cfg_.c;

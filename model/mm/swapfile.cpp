@@ -51,7 +51,7 @@ uint64_t SwapDevice::bytes_allocated() const
     uint64_t n = 0;
     for (const auto& p : slot_data_)
         if (p)
-            n += sizeof(SlotData);
+            n += sizeof(SlotData) + (p->cache ? sizeof(*p->cache) : 0);
     return n + clusters_.size() * sizeof(Cluster);
 }
 
@@ -293,15 +293,36 @@ bool SwapDevice::has_cache(swp_offset_t off) const
     return sd && (sd->map[off % SWAPFILE_CLUSTER] & SWAP_HAS_CACHE);
 }
 
-folio_t& SwapDevice::cache_folio(swp_offset_t off)
-{
-    return slots(off / SWAPFILE_CLUSTER).cache[off % SWAPFILE_CLUSTER];
-}
-
 folio_t SwapDevice::cache_folio(swp_offset_t off) const
 {
     const SlotData* sd = slots_if(off / SWAPFILE_CLUSTER);
-    return sd ? sd->cache[off % SWAPFILE_CLUSTER] : NO_FOLIO;
+    return sd && sd->cache ? (*sd->cache)[off % SWAPFILE_CLUSTER] : NO_FOLIO;
+}
+
+void SwapDevice::set_cache_folio(swp_offset_t off, folio_t f)
+{
+    SlotData& sd = slots(off / SWAPFILE_CLUSTER);
+    const unsigned k = off % SWAPFILE_CLUSTER;
+    if (f == NO_FOLIO) {
+        sd.clear_cache(k);
+        return;
+    }
+    if (!sd.cache) {
+        sd.cache = std::make_unique<std::array<folio_t, SWAPFILE_CLUSTER>>();
+        sd.cache->fill(NO_FOLIO);
+    }
+    folio_t& e = (*sd.cache)[k];
+    sd.nr_cached += e == NO_FOLIO;
+    e = f;
+}
+
+void SwapDevice::SlotData::clear_cache(unsigned k)
+{
+    if (!cache || (*cache)[k] == NO_FOLIO)
+        return;
+    (*cache)[k] = NO_FOLIO;
+    if (--nr_cached == 0)
+        cache.reset();
 }
 
 uint16_t& SwapDevice::zswap_len(swp_offset_t off)
@@ -355,7 +376,7 @@ void SwapDevice::swap_entry_range_free(swp_offset_t off, unsigned nr)
         if (free_hook_)
             free_hook_(off + i);
         sd.map[k] = 0;
-        sd.cache[k] = NO_FOLIO;
+        sd.clear_cache(k);
         sd.zlen[k] = 0;
         if (in_file(off + i))
             file_free_.push_back(off + i);   // back on swap_avail_heads: large requests fail again
@@ -444,7 +465,7 @@ unsigned SwapDevice::put_cache(swp_offset_t off, unsigned nr, int cpu, SwapFreeT
         if (!(sd.map[k] & SWAP_HAS_CACHE))
             throw std::logic_error("put_swap_folio of a slot without SWAP_HAS_CACHE");
         sd.map[k] &= uint8_t(~SWAP_HAS_CACHE);
-        sd.cache[k] = NO_FOLIO;
+        sd.clear_cache(k);
     }
     return free_if_unused(off, nr, cpu, tr);
 }

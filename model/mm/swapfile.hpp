@@ -82,8 +82,8 @@ public:
 
     uint8_t count(swp_offset_t off) const;          // swap_map & ~SWAP_HAS_CACHE
     bool has_cache(swp_offset_t off) const;
-    folio_t& cache_folio(swp_offset_t off);         // swap cache: folio at this slot, or NO_FOLIO
-    folio_t cache_folio(swp_offset_t off) const;
+    folio_t cache_folio(swp_offset_t off) const;    // swap cache: folio at this slot, or NO_FOLIO
+    void set_cache_folio(swp_offset_t off, folio_t f);
     uint16_t& zswap_len(swp_offset_t off);          // zswap entry: compressed length, 0 = none
     uint16_t zswap_len(swp_offset_t off) const;
 
@@ -114,11 +114,14 @@ private:
         uint8_t order = 0;
         uint8_t list = 0xff;
     };
+    // A cluster's swap cache entries are allocated while it has any: folios pass through the
+    // swap cache on their way out, so at any time few clusters hold one.
     struct SlotData {
         std::array<uint8_t, SWAPFILE_CLUSTER> map{};
-        std::array<folio_t, SWAPFILE_CLUSTER> cache;
         std::array<uint16_t, SWAPFILE_CLUSTER> zlen{};
-        SlotData() { cache.fill(NO_FOLIO); }
+        std::unique_ptr<std::array<folio_t, SWAPFILE_CLUSTER>> cache;
+        uint16_t nr_cached = 0;
+        void clear_cache(unsigned k);
     };
     struct List {
         uint32_t head = UINT32_MAX, tail = UINT32_MAX;
