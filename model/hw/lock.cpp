@@ -179,8 +179,10 @@ void Lock::prune(double now)
     // Intervals: drop those that ended. Bins: recycle blocks before the one holding `now`;
     // a lock left with no block goes back to the interval list.
     iv_.drop_before(now);
-    if (idle())   // every hold has ended: the queue order starts afresh
+    if (idle()) {   // every hold has ended: the queue order starts afresh
         forget_users();
+        iv_.release();
+    }
     if (ring_.empty())
         return;
     int64_t id = bin_of(now) >> kBlockShift;

@@ -62,7 +62,8 @@ public:
     const LockStats& stats() const { return st_; }
     void set_handoff(double s) { handoff_ = s; }
     double load(double from, double to);   // fraction of [from, to) booked (tests)
-    // Free the bins that end before `now` (no acquisition can come earlier any more).
+    // Free the bins that end before `now` (no acquisition can come earlier any more); a lock left
+    // idle gives back its buffers.
     void prune(double now);
     size_t blocks() const;
     bool idle() const { return iv_.empty() && ring_.empty(); }

@@ -34,6 +34,7 @@ public:
     // Forget the intervals that ended before t (no job can arrive earlier any more).
     void drop_before(double t);
     void clear();
+    void release();   // clear() and give back the buffer
 
 private:
     static constexpr size_t kKeepCapacity = 256;   // intervals (4 KiB) an empty timeline keeps
@@ -109,6 +110,12 @@ inline void BusyTimeline::clear()
         std::vector<BusyInterval>().swap(iv_);
     else
         iv_.clear();
+    head_ = 0;
+}
+
+inline void BusyTimeline::release()
+{
+    std::vector<BusyInterval>().swap(iv_);
     head_ = 0;
 }
 
