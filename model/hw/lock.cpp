@@ -179,10 +179,8 @@ void Lock::prune(double now)
     // Intervals: drop those that ended. Bins: recycle blocks before the one holding `now`;
     // a lock left with no block goes back to the interval list.
     iv_.drop_before(now);
-    if (idle()) {   // every hold has ended: the queue order starts afresh
-        forget_users();
+    if (idle())   // every hold has ended
         iv_.release();
-    }
     if (ring_.empty())
         return;
     int64_t id = bin_of(now) >> kBlockShift;
@@ -330,15 +328,6 @@ double Lock::acquire_one(double t, double hold, double from)
     st_.hold_s += h;
     st_.spin_s += spin;
     return spin + h;
-}
-
-// A lock idle since the last prune (a zswap tree of a 64 MiB space, a cluster's lock: tens of
-// thousands in a run) gives back its list of the tasks that used it.
-void Lock::forget_users()
-{
-    std::vector<User>().swap(users_);
-    std::vector<int32_t>().swap(user_at_);
-    queued_at_ = -1;
 }
 
 size_t Lock::user(int id)

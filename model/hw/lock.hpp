@@ -136,7 +136,6 @@ private:
     std::vector<User> users_;
     std::vector<int32_t> user_at_;
     size_t user(int id);              // its index in users_, added if new
-    void forget_users();
     double queued_at_ = -1;           // engine time and acquirer queued_ was counted for
     int queued_by_ = -1;
     unsigned recent_ = 0;             // acquirers that held it within kQueueWindow then

@@ -161,7 +161,9 @@ TEST_CASE("budget: runaway scenarios stop at sim.wall_limit or sim.rss_limit wit
         CHECK(!fs::exists(out));
         CHECK(!fs::exists(trace));
     }
-    auto r = swapsim_test::run_swapsim({"run", "tests/data/swapin.json", "--set", "sim.rss_limit=64M"});
+    // 4 x 2G: past 64M of resident memory within a fraction of a second.
+    auto r = swapsim_test::run_swapsim(
+        {"run", "tests/data/swapin.json", "--set", "workload.usemem.size=2G", "--set", "sim.rss_limit=64M"});
     CHECK(r.status == 1);
     CHECK(r.err.find("$.sim.rss_limit: the run used more than 64M of memory") != std::string::npos);
     // A 4K memory.swap.max was a runaway until reclaim stopped scanning anon without swap room
