@@ -41,7 +41,7 @@ Registry build()
     add_kernel_sim_params(t);
     t.time(Category::Sim, "sim.time_limit", 3600, 1, 1e7, "abort the run if simulated time passes this", "swapsim").to(section::run, &Settings::time_limit);
     t.time(Category::Sim, "sim.wall_limit", 3600, 1, 1e7, "the run's budget of wall-clock time: past it the run stops with one line and exit status 1", "swapsim: about 700x a default run (4-5 s on one idle core)").to(section::run, &Settings::wall_limit);
-    t.size(Category::Sim, "sim.rss_limit", 8.0 * GiB, 64 * MiB, 1e15, "the run's budget of memory (resident set): past it the run stops with one line and exit status 1", "swapsim: 25x a default run (307 MiB); compare --all's largest run peaks at 736 MiB").to(section::run, &Settings::rss_limit);
+    t.size(Category::Sim, "sim.rss_limit", 8.0 * GiB, 64 * MiB, 1e15, "the run's budget of memory (resident set): past it the run stops with one line and exit status 1", "swapsim: 35x a default run (229 MiB); the 4K-only default peaks at 601 MiB").to(section::run, &Settings::rss_limit);
 
     Registry r;
     for (ParamDef& d : t.rows)
