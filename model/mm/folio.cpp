@@ -11,13 +11,11 @@ folio_t FolioTable::alloc(unsigned order, unsigned nid, bool anon, uint32_t owne
         f = free_.back();
         free_.pop_back();
     } else {
-        if (size_ >= NO_FOLIO)
+        if (folios_.size() >= NO_FOLIO)
             throw std::length_error("folio table full");
-        f = folio_t(size_++);
-        if ((f & (kChunk - 1)) == 0)
-            chunks_.push_back(std::make_unique<Folio[]>(kChunk));
+        f = folios_.push();
     }
-    Folio& fo = (*this)[f];
+    Folio& fo = folios_[f];
     uint32_t gen = fo.gen;
     fo = Folio{};
     fo.gen = gen;
@@ -33,7 +31,7 @@ folio_t FolioTable::alloc(unsigned order, unsigned nid, bool anon, uint32_t owne
 
 void FolioTable::free(folio_t f)
 {
-    Folio& fo = (*this)[f];
+    Folio& fo = folios_[f];
     if (fo.lru != LRU_NONE)
         throw std::logic_error("freeing a folio still on an LRU list");
     fo.gen++;
@@ -44,17 +42,17 @@ void FolioTable::free(folio_t f)
 
 std::vector<folio_t> FolioTable::split(folio_t f)
 {
-    unsigned nr = (*this)[f].nr_pages();
+    unsigned nr = folios_[f].nr_pages();
     std::vector<folio_t> tails;
     tails.reserve(nr - 1);
     for (unsigned i = 1; i < nr; i++) {
-        const Folio head = (*this)[f];
+        const Folio head = folios_[f];
         folio_t t = alloc(0, head.nid, head.anon(), head.owner, head.index + i);
-        (*this)[t].flags = head.flags & uint16_t(~(PG_lru | PG_isolated));
-        (*this)[t].flags |= head.flags & PG_isolated;
+        folios_[t].flags = head.flags & uint16_t(~(PG_lru | PG_isolated));
+        folios_[t].flags |= head.flags & PG_isolated;
         tails.push_back(t);
     }
-    (*this)[f].order = 0;
+    folios_[f].order = 0;
     return tails;
 }
 

@@ -14,9 +14,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
+#include "mm/chunked.hpp"
 #include "mm/types.hpp"
 
 namespace swapsim::mm {
@@ -82,20 +82,16 @@ class FolioTable {
 public:
     folio_t alloc(unsigned order, unsigned nid, bool anon, uint32_t owner, uint32_t index);
     void free(folio_t f);
-    Folio& operator[](folio_t f) { return chunks_[f >> kChunkShift][f & (kChunk - 1)]; }
-    const Folio& operator[](folio_t f) const { return chunks_[f >> kChunkShift][f & (kChunk - 1)]; }
+    Folio& operator[](folio_t f) { return folios_[f]; }
+    const Folio& operator[](folio_t f) const { return folios_[f]; }
     size_t live() const { return live_; }
-    size_t capacity() const { return size_; }
+    size_t capacity() const { return folios_.size(); }
     // Split a large folio into order-0 folios (split_folio_to_list). Returns the new tail ids
     // in page order (the head keeps id `f`). Flags are copied; LRU linkage is the caller's.
     std::vector<folio_t> split(folio_t f);
 
 private:
-    // Records in chunks of 64 Ki: the table grows without copying itself (a 4K-page run holds
-    // tens of millions), and a Folio& stays valid across alloc().
-    static constexpr unsigned kChunkShift = 16, kChunk = 1u << kChunkShift;
-    std::vector<std::unique_ptr<Folio[]>> chunks_;
-    size_t size_ = 0;
+    ChunkedTable<Folio> folios_;   // a Folio& stays valid across alloc()
     std::vector<folio_t> free_;
     size_t live_ = 0;
 };

@@ -36,16 +36,15 @@ int Zram::write(swp_offset_t off, unsigned nr, bool same, unsigned len, double d
         id = free_ids_.back();
         free_ids_.pop_back();
     } else {
-        id = uint32_t(objs_.size());
-        objs_.emplace_back();
+        id = objs_.push();
     }
     Obj& o = objs_[id];
     o.first = off;
-    o.nr = nr;
+    o.nr = uint16_t(nr);
     o.len = len;
-    o.refs = nr;
+    o.refs = uint16_t(nr);
     o.decomp_s = decomp_s;
-    o.cls = int(pool_.zs_malloc(len));
+    o.cls = int16_t(pool_.zs_malloc(len));
     for (unsigned i = 0; i < nr; i++)
         slot_[off + i] = id + 1;
     st_.compr_data_size += len;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mm/chunked.hpp"
 #include "mm/types.hpp"
 #include "mm/zsmalloc.hpp"
 
@@ -38,13 +39,15 @@ public:
     bool stored(swp_offset_t off) const { return off < slot_.size() && slot_[off] != 0; }
     bool same_filled(swp_offset_t off) const { return slot_[off] == SAME; }
     // The object behind a slot: its first slot, slots covered and compressed length.
-    struct Obj {
-        swp_offset_t first = 0;
-        unsigned nr = 0, len = 0, refs = 0;
-        int cls = -1;
+    struct Obj {   // 24 bytes: a run keeps one per stored block
         double decomp_s = 0;
+        swp_offset_t first = 0;
+        uint32_t len = 0;
+        uint16_t nr = 0, refs = 0;
+        int16_t cls = -1;
         bool huge() const { return len >= nr * PAGE_SIZE; }
     };
+    static_assert(sizeof(Obj) == 24, "");
     const Obj* object(swp_offset_t off) const;
 
     const ZsPool& pool() const { return pool_; }
@@ -55,7 +58,7 @@ public:
 private:
     static constexpr uint32_t SAME = UINT32_MAX;   // slot_: 0 none, SAME, else object id + 1
     std::vector<uint32_t> slot_;
-    std::vector<Obj> objs_;
+    ChunkedTable<Obj> objs_;
     std::vector<uint32_t> free_ids_;
     ZsPool pool_;
     ZramStats st_;
