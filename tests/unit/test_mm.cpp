@@ -147,6 +147,27 @@ TEST_CASE("swapfile: freeing references and cache returns slots and clusters", "
     CHECK(sd.cluster_flags(a / SWAPFILE_CLUSTER) == CLUSTER_FREE);
 }
 
+TEST_CASE("swapfile: a cluster holds swap cache entries only while a folio is cached in it", "[swap]")
+{
+    SwapDevice sd(8 * SWAPFILE_CLUSTER, 1, false, 64);
+    swp_offset_t a = sd.alloc(0, 4);
+    const uint64_t bare = sd.bytes_allocated();   // the cluster's swap map and zswap lengths
+    for (unsigned i = 0; i < 16; i++)
+        sd.set_cache_folio(a + i, 7);              // add_to_swap_cache of a 64K folio
+    const uint64_t cached = sd.bytes_allocated();
+    CHECK(cached >= bare + SWAPFILE_CLUSTER * sizeof(folio_t));
+    CHECK(sd.cache_folio(a + 15) == 7);
+    CHECK(sd.cache_folio(a + 16) == NO_FOLIO);
+    sd.dup(a, 16);
+    sd.put_cache(a, 8, 0);                         // half the entries deleted: still allocated
+    CHECK(sd.bytes_allocated() == cached);
+    CHECK(sd.cache_folio(a + 7) == NO_FOLIO);
+    CHECK(sd.cache_folio(a + 8) == 7);
+    sd.put_cache(a + 8, 8, 0);                     // the last one: given back
+    CHECK(sd.bytes_allocated() == bare);
+    CHECK(sd.cache_folio(a + 8) == NO_FOLIO);
+}
+
 TEST_CASE("swapfile: order-0 slots come from the per-CPU slot cache in SWAP_BATCH refills", "[swap]")
 {
     SwapDevice sd(8 * SWAPFILE_CLUSTER, 2, true, 64);
