@@ -63,7 +63,7 @@ json.dump({
     "what": "how often a compile job (cc1) touches its pages again: workload.kbuild.heap_reuse",
     "made_by": "tools/measure_heap_reuse.sh (valgrind lackey + tools/page_reuse.cpp, this machine)",
     "kernel_source": "Debian linux-source-6.1, x86-64 defconfig",
-    "definition": "life cut into 8 equal segments of data accesses; again[s] = distinct pages touched in segment s that were first touched before it; heap_reuse = -8 ln(1 - sum(again) / sum(pages existing before each segment)), the model's estimator (workload/kbuild.cpp draws heap_reuse x have / 8 pages per step, uniformly)",
+    "definition": "life cut into 8 equal segments of data accesses; again[s] = distinct pages touched in segment s that were first touched before it; heap_reuse = -8 ln(1 - sum(again) / sum(pages existing before each segment)), the model's estimator (workload/kbuild.cpp draws heap_reuse x have / 8 pages per step, uniformly); carried[s] = pages touched in segments s and s - 1; live_segments[k] = pages touched in k + 1 distinct segments; windows_in_segment[k] = (page, segment) pairs touched in 2^k to 2^(k+1) - 1 of the segment's windows",
     "caveat": "all data pages of cc1 count (stack, .data/.bss and libc's too, a few hundred pages against tens of thousands of heap pages); windows of 65,536 accesses",
     "units": rows,
     "pooled": {"again_fraction": round(frac, 4), "heap_reuse": round(-8 * math.log(1 - frac), 3)},

@@ -5,6 +5,11 @@
 // pages touched again (first touched in an earlier segment). Used by tools/measure_heap_reuse.sh
 // for workload.kbuild.heap_reuse. The trace (tens of GB) is read once: each page keeps the list
 // of 2^16-access windows it was touched in, mapped to segments at the end.
+// Also the shape of the reuse: carried[s] = pages touched in segment s and in s - 1 (a working
+// set kept from one segment to the next), and live_segments[k] = pages touched in k + 1
+// distinct segments (a hot set shows as pages touched in every segment of their life), and
+// windows_in_segment[k] = (page, segment) pairs whose page is touched in 2^k to 2^(k+1) - 1 of
+// the segment's 2^16-access windows (how often a page is taken up again within a segment).
 // Output: one JSON object on stdout.
 #include <cmath>
 #include <cstdint>
@@ -32,16 +37,30 @@ int main(int argc, char** argv)
             v.push_back(w);
     }
     const double windows = double((n >> win_shift) + 1);
-    std::vector<uint64_t> fresh(size_t(segs), 0), again(size_t(segs), 0);
+    std::vector<uint64_t> fresh(size_t(segs), 0), again(size_t(segs), 0), carried(size_t(segs), 0),
+        live(size_t(segs), 0);
+    std::vector<uint64_t> wins(24, 0);   // log2 histogram of windows per (page, segment)
     for (auto& [pg, v] : pages) {
-        int last = -1;
+        int last = -1, count = 0;
+        uint64_t in_seg = 0;
         for (uint32_t w : v) {
             int s = std::min(segs - 1, int(double(w) * segs / windows));
-            if (s == last)
+            if (s == last) {
+                in_seg++;
                 continue;
+            }
+            if (in_seg)
+                wins[size_t(std::min(23, 63 - __builtin_clzll(in_seg)))]++;
+            in_seg = 1;
             (last < 0 ? fresh : again)[size_t(s)]++;
+            if (last >= 0 && last == s - 1)
+                carried[size_t(s)]++;
             last = s;
+            count++;
         }
+        if (in_seg)
+            wins[size_t(std::min(23, 63 - __builtin_clzll(in_seg)))]++;
+        live[size_t(count - 1)]++;
     }
     // The model's estimator: segment s touches have (1 - exp(-reuse / S)) distinct old pages,
     // have = pages first touched before s. Solved over all segments together.
@@ -60,6 +79,18 @@ int main(int argc, char** argv)
     std::printf("], \"again\": [");
     for (int s = 0; s < segs; s++)
         std::printf("%s%llu", s ? ", " : "", (unsigned long long)again[size_t(s)]);
+    std::printf("], \"carried\": [");
+    for (int s = 0; s < segs; s++)
+        std::printf("%s%llu", s ? ", " : "", (unsigned long long)carried[size_t(s)]);
+    std::printf("], \"live_segments\": [");
+    for (int s = 0; s < segs; s++)
+        std::printf("%s%llu", s ? ", " : "", (unsigned long long)live[size_t(s)]);
+    std::printf("], \"windows_in_segment\": [");
+    int top = 23;
+    while (top > 0 && !wins[size_t(top)])
+        top--;
+    for (int k = 0; k <= top; k++)
+        std::printf("%s%llu", k ? ", " : "", (unsigned long long)wins[size_t(k)]);
     std::printf("], \"again_fraction\": %.4f, \"heap_reuse\": %.3f}\n", frac, reuse);
     return 0;
 }
