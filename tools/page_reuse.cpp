@@ -18,6 +18,18 @@
 #include <unordered_map>
 #include <vector>
 
+// `, "name": [v0, v1, ...]`: a JSON field (not the first) of the first n values.
+static void print_array(const char* name, const std::vector<uint64_t>& v, size_t n)
+{
+    std::printf(", \"%s\": [", name);
+    for (size_t i = 0; i < n; i++)
+        std::printf("%s%llu", i ? ", " : "", (unsigned long long)v[i]);
+    std::printf("]");
+}
+
+// The log2 bucket of a count of windows (1: 0, 2-3: 1, ...), at most 23.
+static size_t log2_bucket(uint64_t n) { return size_t(std::min(23, 63 - __builtin_clzll(n))); }
+
 int main(int argc, char** argv)
 {
     const int segs = argc > 1 ? std::atoi(argv[1]) : 8;
@@ -50,7 +62,7 @@ int main(int argc, char** argv)
                 continue;
             }
             if (in_seg)
-                wins[size_t(std::min(23, 63 - __builtin_clzll(in_seg)))]++;
+                wins[log2_bucket(in_seg)]++;
             in_seg = 1;
             (last < 0 ? fresh : again)[size_t(s)]++;
             if (last >= 0 && last == s - 1)
@@ -59,7 +71,7 @@ int main(int argc, char** argv)
             count++;
         }
         if (in_seg)
-            wins[size_t(std::min(23, 63 - __builtin_clzll(in_seg)))]++;
+            wins[log2_bucket(in_seg)]++;
         live[size_t(count - 1)]++;
     }
     // The model's estimator: segment s touches have (1 - exp(-reuse / S)) distinct old pages,
@@ -72,25 +84,16 @@ int main(int argc, char** argv)
     }
     double frac = sum_have > 0 ? sum_again / sum_have : 0;
     double reuse = frac <= 0 ? 0.0 : frac < 1 ? -double(segs) * std::log(1 - frac) : INFINITY;
-    std::printf("{\"accesses\": %llu, \"segments\": %d, \"pages\": %zu, \"fresh\": [",
-                (unsigned long long)n, segs, pages.size());
-    for (int s = 0; s < segs; s++)
-        std::printf("%s%llu", s ? ", " : "", (unsigned long long)fresh[size_t(s)]);
-    std::printf("], \"again\": [");
-    for (int s = 0; s < segs; s++)
-        std::printf("%s%llu", s ? ", " : "", (unsigned long long)again[size_t(s)]);
-    std::printf("], \"carried\": [");
-    for (int s = 0; s < segs; s++)
-        std::printf("%s%llu", s ? ", " : "", (unsigned long long)carried[size_t(s)]);
-    std::printf("], \"live_segments\": [");
-    for (int s = 0; s < segs; s++)
-        std::printf("%s%llu", s ? ", " : "", (unsigned long long)live[size_t(s)]);
-    std::printf("], \"windows_in_segment\": [");
-    int top = 23;
-    while (top > 0 && !wins[size_t(top)])
+    std::printf("{\"accesses\": %llu, \"segments\": %d, \"pages\": %zu", (unsigned long long)n, segs,
+                pages.size());
+    print_array("fresh", fresh, size_t(segs));
+    print_array("again", again, size_t(segs));
+    print_array("carried", carried, size_t(segs));
+    print_array("live_segments", live, size_t(segs));
+    size_t top = wins.size() - 1;
+    while (top > 0 && !wins[top])
         top--;
-    for (int k = 0; k <= top; k++)
-        std::printf("%s%llu", k ? ", " : "", (unsigned long long)wins[size_t(k)]);
-    std::printf("], \"again_fraction\": %.4f, \"heap_reuse\": %.3f}\n", frac, reuse);
+    print_array("windows_in_segment", wins, top + 1);
+    std::printf(", \"again_fraction\": %.4f, \"heap_reuse\": %.3f}\n", frac, reuse);
     return 0;
 }
