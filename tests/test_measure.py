@@ -24,6 +24,12 @@ def check(cond, what):
         raise SystemExit("FAILED: " + what)
 
 
+def measure_usemem(*args):
+    """tools/measure_usemem.py ARGS in a child, with no perf on PATH (times from getrusage)."""
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "measure_usemem.py"), *args],
+                          capture_output=True, text=True, env=dict(os.environ, PATH="/usr/bin:/bin"))
+
+
 def stand_in(tmp, files, script):
     """A cgroup directory TMP/cg of plain files {name: text} and a fake usemem running `script`
     (a function of the cgroup's path giving the shell lines). Returns (cgroup, usemem)."""
@@ -92,10 +98,8 @@ echo 999 > {cg}/memory.current
 echo "high 25" > {cg}/memory.events
 echo "8000 usecs to free memory"
 """)
-    env = dict(os.environ, PATH="/usr/bin:/bin")   # no perf: times from getrusage
-    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "measure_usemem.py"), "--table", "t/fake",
-                          "--column", "c", "--memory-high", "1G", "--cgroup", cg, "--usemem", fake, "--", "-n", "2", "1g"],
-                         capture_output=True, text=True, env=env)
+    out = measure_usemem("--table", "t/fake", "--column", "c", "--memory-high", "1G", "--cgroup", cg,
+                         "--usemem", fake, "--", "-n", "2", "1g")
     check(out.returncode == 0, "measure_usemem on the stand-in failed: " + out.stderr)
     t = json.loads(out.stdout)["tables"][0]
     got = {r["metric"]: r["values"][0] for r in t["rows"]}
@@ -118,11 +122,8 @@ sleep 0.3
 echo 999 > {cg}/memory.usage_in_bytes
 echo "8000 usecs to free memory"
 """)
-    env = dict(os.environ, PATH="/usr/bin:/bin")
-    cmd = [sys.executable, os.path.join(ROOT, "tools", "measure_usemem.py"), "--table", "t/v1", "--column", "c",
-           "--cgroup-v1", "--cgroup", cg, "--usemem", fake]
-    out = subprocess.run(cmd[:6] + ["--memory-max", "1G"] + cmd[6:] + ["--", "-n", "1", "1g"], capture_output=True,
-                         text=True, env=env)
+    v1 = ["--table", "t/v1", "--column", "c", "--cgroup-v1", "--cgroup", cg, "--usemem", fake, "--", "-n", "1", "1g"]
+    out = measure_usemem("--memory-max", "1G", *v1)
     check(out.returncode == 0, "measure_usemem --cgroup-v1 failed: " + out.stderr)
     got = {r["metric"]: r["values"][0] for r in json.loads(out.stdout)["tables"][0]["rows"]}
     check(open(os.path.join(cg, "memory.limit_in_bytes")).read() == "1G", "v1 limit written")
@@ -131,8 +132,7 @@ echo "8000 usecs to free memory"
     check(got["memory_peak"] == 4000 and "memcg_high" not in got, f"v1 peak, no events {got}")
     t = json.loads(out.stdout)["tables"][0]
     check(t["workload"]["machine"]["c"]["anon_per_node_at_writes_done"] == {"N0": 8192, "N1": 4096}, "v1 numa in bytes")
-    bad = subprocess.run(cmd[:6] + ["--memory-high", "1G"] + cmd[6:] + ["--", "-n", "1", "1g"], capture_output=True,
-                         text=True, env=env)
+    bad = measure_usemem("--memory-high", "1G", *v1)
     check(bad.returncode == 2 and "--memory-high needs cgroup v2" in bad.stderr, "v1 refuses memory.high: " + bad.stderr)
 
 # The machine's scenario from recorded files (tests/data/machine: 2 sockets x 2 cores x 2 threads,
@@ -188,11 +188,9 @@ with tempfile.TemporaryDirectory() as tmp:
                         lambda cg: "echo '67108864 bytes / 500000 usecs = 131072 KB/s'\n"
                                    "echo '67108864 bytes / 600000 usecs = 109226 KB/s'\necho '900 usecs to free memory'\n")
     scen, tgt, pub = (os.path.join(tmp, n) for n in ("fx.json", "targets.json", "measured.json"))
-    env = dict(os.environ, PATH="/usr/bin:/bin")
-    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "measure_usemem.py"), "--table", "t/e2e",
-                          "--column", "zram", "--memory-max", "48M", "--cgroup", cg, "--usemem", fake,
-                          "--scenario", scen, "--targets", tgt, "--machine-root", MROOT, "--", "-n", "2", "32m"],
-                         capture_output=True, text=True, env=env)
+    out = measure_usemem("--table", "t/e2e", "--column", "zram", "--memory-max", "48M", "--cgroup", cg,
+                         "--usemem", fake, "--scenario", scen, "--targets", tgt, "--machine-root", MROOT,
+                         "--", "-n", "2", "32m")
     check(out.returncode == 0, "measure_usemem --memory-max --scenario failed: " + out.stderr)
     open(pub, "w").write(out.stdout)
     check(open(os.path.join(cg, "memory.max")).read() == "48M", "memory.max written")
