@@ -61,7 +61,8 @@ void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
         MmStruct& m = mms[mm_id];
         Vma& v = m.vmas[vma];
         unsigned n = 0;
-        for (pte_t& p : v.pte) {
+        for (size_t i = 0; i < v.pte.size(); i++) {
+            const pte_t p = v.pte[i];
             if (!pte_present(p))
                 continue;
             Folio& fo = folios[pte_folio(p)];
@@ -73,7 +74,7 @@ void Kernel::exit_mmap_vma(Ctx& c, uint32_t mm_id, uint32_t vma)
                 fo.clear(PG_mapped);
                 fo.clear(PG_young);
             }
-            p = PTE_NONE;
+            v.pte[i] = PTE_NONE;
             n++;
         }
         m.rss_file -= n;

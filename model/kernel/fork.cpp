@@ -219,7 +219,7 @@ void Kernel::mm_drop(uint32_t mm_id)
         if (anon_vma_.count(v.anon_vma))
             v.pte.assign(v.pte.size(), PTE_NONE);   // still walked by the anon_vma's rmap
         else
-            std::vector<pte_t>().swap(v.pte);
+            v.pte.release();
         std::vector<bool>().swap(v.pte_table);
     }
 }

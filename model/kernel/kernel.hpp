@@ -28,6 +28,7 @@
 #include "hw/blockdev.hpp"
 #include "hw/lock.hpp"
 #include "kernel/config.hpp"
+#include "kernel/pte_table.hpp"
 #include "mm/folio.hpp"
 #include "mm/lru.hpp"
 #include "mm/memcg.hpp"
@@ -56,7 +57,6 @@ public:
 
 // Page table entry of an anon VMA: 0 none, PTE_SWAP|offset a swap entry, else folio id + 1,
 // with PTE_WP when the PTE is write-protected (COW after fork, or a non-exclusive swap-in).
-using pte_t = uint32_t;
 constexpr pte_t PTE_NONE = 0;
 constexpr pte_t PTE_SWAP = 0x80000000u;
 constexpr pte_t PTE_WP = 0x40000000u;   // present PTEs only
@@ -70,7 +70,7 @@ inline pte_t mk_swp_pte(mm::swp_offset_t o) { return PTE_SWAP | o; }
 
 struct Vma {
     uint32_t id = 0;
-    std::vector<pte_t> pte;   // one per page
+    PteTable pte;   // one per page (pte_table.hpp)
     // A page-table page per PMD range (2 MiB) once faulted: the PTE table, or a PMD THP's
     // deposited one. Charged to the memcg (GFP_PGTABLE_USER has __GFP_ACCOUNT).
     std::vector<bool> pte_table;

@@ -4,6 +4,7 @@
 
 #include "kconfig_fixture.hpp"
 
+#include <random>
 #include <tuple>
 
 #include "kernel/kernel.hpp"
@@ -650,4 +651,55 @@ TEST_CASE("memoryless nodes: with machine.memory_nodes = 1 a second socket's CPU
     CHECK(m0.folio_pages >= 1024);
     CHECK(m1.folio_pages == 0);
     CHECK(m1.wmark[NodeMem::WMARK_HIGH] == 0);
+}
+
+TEST_CASE("pte table: reads back every write, and folds the runs a folio maps or a swap-out fills", "[pte]")
+{
+    const size_t n = 16 * 64 + 5;   // a partial last run as well
+    PteTable t;
+    std::vector<pte_t> ref;
+    t.assign(n, PTE_NONE);
+    ref.assign(n, PTE_NONE);
+    auto same = [&] {
+        for (size_t i = 0; i < n; i++)
+            if (t[i] != ref[i])
+                return false;
+        return true;
+    };
+    auto put = [&](size_t i, pte_t v) {
+        t[i] = v;
+        ref[i] = v;
+    };
+    // 64K folios mapped whole (every PTE holds the folio), then swapped out whole (offsets in a row).
+    for (size_t r = 0; r < 64; r++)
+        for (size_t k = 0; k < 16; k++)
+            put(r * 16 + k, mk_pte(mm::folio_t(100 + r)));
+    CHECK(same());
+    CHECK(t.unfolded_runs() == 0);
+    for (size_t r = 0; r < 32; r++)
+        for (size_t k = 0; k < 16; k++)
+            put(r * 16 + k, mk_swp_pte(mm::swp_offset_t(5000 + 16 * r + k)));
+    CHECK(same());
+    CHECK(t.unfolded_runs() == 0);
+    CHECK(t.bytes() * 4 <= n * sizeof(pte_t));   // 8 bytes a run of 16: a quarter of a flat array at most
+    // Out of order and mixed: kept unfolded, still exact; rewritten in order, folded again.
+    std::mt19937 rng(7);
+    for (int j = 0; j < 3000; j++) {
+        size_t i = rng() % n;
+        pte_t v = rng() % 3 == 0 ? PTE_NONE : rng() % 2 ? mk_pte(mm::folio_t(rng() % 50)) : mk_swp_pte(rng() % 9000);
+        put(i, v);
+    }
+    CHECK(same());
+    CHECK(t.unfolded_runs() > 0);
+    for (size_t i = 0; i < 64 * 16; i++)
+        put(i, PTE_NONE);
+    CHECK(same());
+    CHECK(t.unfolded_runs() <= 1);   // the partial last run is never folded
+    // Reading through the const view and iterators gives the same PTEs.
+    const PteTable& ct = t;
+    size_t i = 0;
+    for (pte_t p : ct)
+        CHECK(p == ref[i++]);
+    CHECK(i == n);
+    CHECK_THROWS_AS(ct.at(n), std::out_of_range);
 }

@@ -222,7 +222,9 @@ TEST_CASE("large-folio swap-in: whole 64K folios from zram, and the fallbacks to
         Ctx c(w.k, w.task(), w.clk);
         swapped_out(w, c);
         auto& pte = w.k.mms[w.mm].vmas[w.vma].pte;
-        std::swap(pte[0], pte[1]);   // each PTE still holds one slot, but out of order
+        const pte_t p0 = pte[0];   // each PTE still holds one slot, but out of order
+        pte[0] = pte[1];
+        pte[1] = p0;
         CHECK(w.touch(c, false) == 16 + 3);
         CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_SWPIN] == 3);
         CHECK(w.k.vm.mthp[4][mm::MTHP_STAT_SWPIN_FALLBACK] == 0);
