@@ -325,7 +325,7 @@ bool Kernel::zswap_store(Ctx& c, folio_t f)
         c.lock(tree, k.zswap_tree_hold);                 // xa_store
         c.lock(list_lru_lock_[size_t(nid)], k.list_lru_hold); // zswap_lru_add
         zpool.zs_malloc(len);
-        swap->zswap_len(swap_off + i) = uint16_t(len);
+        swap->set_zswap_len(swap_off + i, uint16_t(len));
         zswap.stored_pages++;   // per page, as zswap_store_page: consistent at the next yield
     }
     // obj_cgroup_charge_zswap in the reclaimer's context: the charge can put it over high.
@@ -350,7 +350,7 @@ bool Kernel::zswap_load(Ctx& c, swp_offset_t off)
     c.lock(zs_class_lock_[cls], k.zs_free_hold());
     c.lock(list_lru_lock_[size_t(node_of_cpu(c.task.cpu))], k.list_lru_hold);
     zpool.zs_free(cls);
-    swap->zswap_len(off) = 0;   // loads are exclusive
+    swap->set_zswap_len(off, 0);   // loads are exclusive
     memcg.uncharge_zswap(c.task.cpu, len, 1);
     zswap.stored_pages--;
     vm.count(ZSWPIN);

@@ -51,7 +51,7 @@ uint64_t SwapDevice::bytes_allocated() const
     uint64_t n = 0;
     for (const auto& p : slot_data_)
         if (p)
-            n += sizeof(SlotData) + (p->cache ? sizeof(*p->cache) : 0);
+            n += sizeof(SlotData) + (p->cache ? sizeof(*p->cache) : 0) + (p->zlen.each ? sizeof(*p->zlen.each) : 0);
     return n + clusters_.size() * sizeof(Cluster);
 }
 
@@ -325,15 +325,44 @@ void SwapDevice::SlotData::clear_cache(unsigned k)
         cache.reset();
 }
 
-uint16_t& SwapDevice::zswap_len(swp_offset_t off)
+void SwapDevice::ZswapLens::set(unsigned k, uint16_t v)
 {
-    return slots(off / SWAPFILE_CLUSTER).zlen[off % SWAPFILE_CLUSTER];
+    if (each) {
+        (*each)[k] = v;
+        return;
+    }
+    const uint64_t bit = uint64_t(1) << (k % 64);
+    const bool had = has[k / 64] & bit;
+    if (!v) {
+        if (had) {
+            has[k / 64] &= ~bit;
+            nr--;
+        }
+        return;
+    }
+    if (v == len || nr == uint16_t(had)) {   // same length, or the only entry: stays uniform
+        len = v;
+        if (!had) {
+            has[k / 64] |= bit;
+            nr++;
+        }
+        return;
+    }
+    each = std::make_unique<std::array<uint16_t, SWAPFILE_CLUSTER>>();
+    for (unsigned i = 0; i < SWAPFILE_CLUSTER; i++)
+        (*each)[i] = (has[i / 64] >> (i % 64) & 1) ? len : 0;
+    (*each)[k] = v;
 }
 
 uint16_t SwapDevice::zswap_len(swp_offset_t off) const
 {
     const SlotData* sd = slots_if(off / SWAPFILE_CLUSTER);
-    return sd ? sd->zlen[off % SWAPFILE_CLUSTER] : 0;
+    return sd ? sd->zlen.get(off % SWAPFILE_CLUSTER) : 0;
+}
+
+void SwapDevice::set_zswap_len(swp_offset_t off, uint16_t len)
+{
+    slots(off / SWAPFILE_CLUSTER).zlen.set(off % SWAPFILE_CLUSTER, len);
 }
 
 void SwapDevice::dup(swp_offset_t off, unsigned nr)
@@ -377,7 +406,7 @@ void SwapDevice::swap_entry_range_free(swp_offset_t off, unsigned nr)
             free_hook_(off + i);
         sd.map[k] = 0;
         sd.clear_cache(k);
-        sd.zlen[k] = 0;
+        sd.zlen.set(k, 0);
         if (in_file(off + i))
             file_free_.push_back(off + i);   // back on swap_avail_heads: large requests fail again
     }

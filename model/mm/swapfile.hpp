@@ -84,8 +84,9 @@ public:
     bool has_cache(swp_offset_t off) const;
     folio_t cache_folio(swp_offset_t off) const;    // swap cache: folio at this slot, or NO_FOLIO
     void set_cache_folio(swp_offset_t off, folio_t f);
-    uint16_t& zswap_len(swp_offset_t off);          // zswap entry: compressed length, 0 = none
+    // zswap entry: compressed length, 0 = none.
     uint16_t zswap_len(swp_offset_t off) const;
+    void set_zswap_len(swp_offset_t off, uint16_t len);
 
     // Called for every slot as swap_range_free releases it (zswap_invalidate, swap uncharge).
     void set_free_hook(std::function<void(swp_offset_t)> hook) { free_hook_ = std::move(hook); }
@@ -116,9 +117,22 @@ private:
     };
     // A cluster's swap cache entries are allocated while it has any: folios pass through the
     // swap cache on their way out, so at any time few clusters hold one.
+    // A cluster's zswap lengths: one length and a bitmap of the slots that have it while they
+    // all have the same (a run's pages of one data kind compress alike), else one per slot.
+    struct ZswapLens {
+        std::array<uint64_t, SWAPFILE_CLUSTER / 64> has{};
+        std::unique_ptr<std::array<uint16_t, SWAPFILE_CLUSTER>> each;
+        uint16_t len = 0;
+        uint16_t nr = 0;   // bits set
+        uint16_t get(unsigned k) const
+        {
+            return each ? (*each)[k] : (has[k / 64] >> (k % 64) & 1) ? len : 0;
+        }
+        void set(unsigned k, uint16_t v);
+    };
     struct SlotData {
         std::array<uint8_t, SWAPFILE_CLUSTER> map{};
-        std::array<uint16_t, SWAPFILE_CLUSTER> zlen{};
+        ZswapLens zlen;
         std::unique_ptr<std::array<folio_t, SWAPFILE_CLUSTER>> cache;
         uint16_t nr_cached = 0;
         void clear_cache(unsigned k);

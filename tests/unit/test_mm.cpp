@@ -168,6 +168,35 @@ TEST_CASE("swapfile: a cluster holds swap cache entries only while a folio is ca
     CHECK(sd.cache_folio(a + 8) == NO_FOLIO);
 }
 
+TEST_CASE("swapfile: a cluster keeps one zswap length while its entries share it, one per slot after", "[swap]")
+{
+    SwapDevice sd(8 * SWAPFILE_CLUSTER, 1, false, 64);
+    swp_offset_t a = sd.alloc(0, 4);
+    const uint64_t bare = sd.bytes_allocated();
+    for (unsigned i = 0; i < 16; i++)
+        sd.set_zswap_len(a + i, 1100);             // zswap_store of a 64K folio
+    CHECK(sd.bytes_allocated() == bare);
+    CHECK(sd.zswap_len(a + 15) == 1100);
+    CHECK(sd.zswap_len(a + 16) == 0);
+    sd.set_zswap_len(a + 3, 0);                    // zswap_load
+    CHECK(sd.zswap_len(a + 3) == 0);
+    CHECK(sd.zswap_len(a + 4) == 1100);
+    sd.set_zswap_len(a + 3, 2000);                 // another length: one per slot from now
+    CHECK(sd.bytes_allocated() == bare + SWAPFILE_CLUSTER * sizeof(uint16_t));
+    CHECK(sd.zswap_len(a + 3) == 2000);
+    CHECK(sd.zswap_len(a + 4) == 1100);
+    CHECK(sd.zswap_len(a + 16) == 0);
+    SwapDevice sd2(8 * SWAPFILE_CLUSTER, 1, false, 64);
+    swp_offset_t b = sd2.alloc(0, 4);              // the only entry may take any length
+    const uint64_t bare2 = sd2.bytes_allocated();
+    sd2.set_zswap_len(b, 900);
+    sd2.set_zswap_len(b, 0);
+    sd2.set_zswap_len(b + 1, 700);
+    CHECK(sd2.zswap_len(b + 1) == 700);
+    CHECK(sd2.zswap_len(b) == 0);
+    CHECK(sd2.bytes_allocated() == bare2);
+}
+
 TEST_CASE("swapfile: order-0 slots come from the per-CPU slot cache in SWAP_BATCH refills", "[swap]")
 {
     SwapDevice sd(8 * SWAPFILE_CLUSTER, 2, true, 64);
