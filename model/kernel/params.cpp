@@ -115,9 +115,12 @@ void add_kernel_costs(Table& t)
              "mm/workingset.c count_shadow_nodes (lruvec_page_state_local of the root); a workload in a child memcg (a login session's scope) leaves the root only the system's pages, some 100 MB", true).to(section::kernel, &kernel::KConfig::root_lru_pages, Conv::Pages);
     // vmscan.cpp: shrink_inactive_list, rmap, TLB flush, add_to_swap, swap slots and cache
     t.cycles("cost.lru.lock_base", 200, "lruvec->lru_lock section, fixed part", est).to(section::costs, &kernel::Costs::lru_lock_base);
-    t.cycles("cost.lru.add_per_folio", 60, "lru_add_fn per folio in a drained batch", est).to(section::costs, &kernel::Costs::lru_add_per_folio);
-    t.cycles("cost.lru.isolate_per_folio", 80, "isolate_lru_folios per folio", est).to(section::costs, &kernel::Costs::isolate_per_folio);
-    t.cycles("cost.lru.putback_per_folio", 80, "move_folios_to_lru per folio", est).to(section::costs, &kernel::Costs::putback_per_folio);
+    t.cycles("cost.lru.add_per_folio", 60, "lru_add_fn per folio in a drained batch: lruvec_add_folio links it before the list's first folio",
+             "range from v6.12 mm/swap.c and include/linux/mm_inline.h: the folio's own line is hot (this CPU faulted it); list_add writes the first folio's lru, last written by the CPU that added it: ~60 cycles cache-hot, to two lines from another core or DRAM at 100-130 ns, 650 cycles at 2.5 GHz", 60, 650).to(section::costs, &kernel::Costs::lru_add_per_folio);
+    t.cycles("cost.lru.isolate_per_folio", 80, "isolate_lru_folios per folio: folio_try_get, folio_test_clear_lru and list_move",
+             "range from v6.12 mm/vmscan.c: all on the folio's struct page line (and its neighbour's lru), last written by the task that faulted it on another CPU: ~80 cycles cache-hot, to two lines from another core or DRAM at 100-130 ns, 650 cycles at 2.5 GHz", 80, 650).to(section::costs, &kernel::Costs::isolate_per_folio);
+    t.cycles("cost.lru.putback_per_folio", 80, "move_folios_to_lru per folio",
+             "range from v6.12 mm/vmscan.c: lruvec_add_folio of a folio this CPU isolated (hot) before a first folio another CPU linked: ~80 cycles cache-hot, to two lines from another core or DRAM at 100-130 ns, 650 cycles", 80, 650).to(section::costs, &kernel::Costs::putback_per_folio);
     t.cycles("cost.reclaim.entry", 3000,
              "per try_to_free_mem_cgroup_pages call: setup, psi, memcg iteration, stats flush, shrink_slab, vmpressure, and the spinning on their shared state when dozens of tasks reclaim at once",
              "fitted stand-in (no mechanism yet). range: from the path length alone, ~1 us (2,500 cycles), to the largest per-call cost seed 000's Case 1 allows: its 64K columns spend 32-144 s more sys than its 2M columns on the same evicted pages with 7-9x the memcg_high events, 0.3-1.1 ms per call (2.75M cycles)",
