@@ -26,7 +26,7 @@ void PteTable::unfold(Run& r)
         at = uint32_t(pool_.size());
         pool_.emplace_back();
     }
-    auto& a = pool_[at];
+    pte_t* a = pool_[at].p;
     for (unsigned k = 0; k < kRun; k++)
         a[k] = r.form == kEqual ? r.first : r.first + pte_t(k);
     r.form = kPool + at;
@@ -34,7 +34,7 @@ void PteTable::unfold(Run& r)
 
 void PteTable::fold(Run& r)
 {
-    const auto& a = pool_[r.form - kPool];
+    const pte_t* a = pool_[r.form - kPool].p;
     const pte_t step = a[1] - a[0];
     if (step > 1)
         return;

@@ -9,7 +9,6 @@
 // Leaves out: nothing of the kernel; this is storage only.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -34,7 +33,7 @@ public:
             return r.first;
         if (r.form == kCount)
             return r.first + pte_t(i & (kRun - 1));
-        return pool_[r.form - kPool][i & (kRun - 1)];
+        return pool_[r.form - kPool].p[i & (kRun - 1)];
     }
     void set(size_t i, pte_t v)
     {
@@ -45,8 +44,7 @@ public:
                 return;
             unfold(r);
         }
-        auto& a = pool_[r.form - kPool];
-        a[k] = v;
+        pool_[r.form - kPool].p[k] = v;
         if (k == kRun - 1)
             fold(r);
     }
@@ -62,7 +60,7 @@ public:
     void release()
     {
         std::vector<Run>().swap(runs_);
-        std::vector<std::array<pte_t, kRun>>().swap(pool_);
+        std::vector<RunPtes>().swap(pool_);
         std::vector<uint32_t>().swap(free_);
         n_ = 0;
     }
@@ -123,8 +121,11 @@ private:
     void unfold(Run& r);
     void fold(Run& r);
 
+    struct alignas(64) RunPtes {   // one cache line
+        pte_t p[kRun];
+    };
     std::vector<Run> runs_;
-    std::vector<std::array<pte_t, kRun>> pool_;   // unfolded runs' PTEs
+    std::vector<RunPtes> pool_;   // unfolded runs' PTEs
     std::vector<uint32_t> free_;                  // pool entries to reuse
     size_t n_ = 0;
 };
