@@ -29,6 +29,8 @@ SCENARIOS = {
     "2m": (DEFAULT, ["kernel.mthp.enabled=2M"]),
     "30x10g": (DEFAULT, ["workload.usemem.nproc=30", "workload.usemem.size=10G", "kernel.memcg.high=150G",
                          "kernel.mthp.enabled=64K", "kernel.zswap.compressor=zstd"]),
+    # 4K folios in many small VMAs: the PTE runs stay unfolded there (docs/speed.md)
+    "kbuild48": ("scenarios/swap-table-p1-v4/kbuild-matrix-zram-zswap/j48-3G-zswap/before.json", []),
 }
 
 
