@@ -28,7 +28,7 @@ void PteTable::unfold(Run& r)
     }
     pte_t* a = pool_[at].p;
     for (unsigned k = 0; k < kRun; k++)
-        a[k] = r.form == kEqual ? r.first : r.first + pte_t(k);
+        a[k] = folded(r, k);
     r.form = kPool + at;
 }
 

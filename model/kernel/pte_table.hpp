@@ -25,15 +25,11 @@ public:
     static constexpr size_t kRun = size_t(1) << kShift;
 
     size_t size() const { return n_; }
-    bool empty() const { return n_ == 0; }
     pte_t get(size_t i) const
     {
         const Run& r = runs_[i >> kShift];
-        if (r.form == kEqual)
-            return r.first;
-        if (r.form == kCount)
-            return r.first + pte_t(i & (kRun - 1));
-        return pool_[r.form - kPool].p[i & (kRun - 1)];
+        const unsigned k = unsigned(i & (kRun - 1));
+        return r.form < kPool ? folded(r, k) : pool_[r.form - kPool].p[k];
     }
     void set(size_t i, pte_t v)
     {
@@ -118,6 +114,8 @@ private:
         pte_t first;
         uint32_t form;
     };
+    // PTE k of a folded run.
+    static pte_t folded(const Run& r, unsigned k) { return r.form == kCount ? r.first + pte_t(k) : r.first; }
     void unfold(Run& r);
     void fold(Run& r);
 

@@ -348,10 +348,11 @@ void SwapDevice::ZswapLens::set(unsigned k, uint16_t v)
         }
         return;
     }
-    each = std::make_unique<std::array<uint16_t, SWAPFILE_CLUSTER>>();
+    auto a = std::make_unique<std::array<uint16_t, SWAPFILE_CLUSTER>>();
     for (unsigned i = 0; i < SWAPFILE_CLUSTER; i++)
-        (*each)[i] = (has[i / 64] >> (i % 64) & 1) ? len : 0;
-    (*each)[k] = v;
+        (*a)[i] = get(i);
+    (*a)[k] = v;
+    each = std::move(a);
 }
 
 uint16_t SwapDevice::zswap_len(swp_offset_t off) const

@@ -115,8 +115,6 @@ private:
         uint8_t order = 0;
         uint8_t list = 0xff;
     };
-    // A cluster's swap cache entries are allocated while it has any: folios pass through the
-    // swap cache on their way out, so at any time few clusters hold one.
     // A cluster's zswap lengths: one length and a bitmap of the slots that have it while they
     // all have the same (a run's pages of one data kind compress alike), else one per slot.
     struct ZswapLens {
@@ -130,6 +128,8 @@ private:
         }
         void set(unsigned k, uint16_t v);
     };
+    // A cluster's swap cache entries are allocated while it has any: folios pass through the
+    // swap cache on their way out, so at any time few clusters hold one.
     struct SlotData {
         std::array<uint8_t, SWAPFILE_CLUSTER> map{};
         ZswapLens zlen;
