@@ -6,15 +6,9 @@ namespace swapsim::mm {
 
 folio_t FolioTable::alloc(unsigned order, unsigned nid, bool anon, uint32_t owner, uint32_t index)
 {
-    folio_t f;
-    if (!free_.empty()) {
-        f = free_.back();
-        free_.pop_back();
-    } else {
-        if (folios_.size() >= NO_FOLIO)
-            throw std::length_error("folio table full");
-        f = folios_.push();
-    }
+    if (!folios_.released() && folios_.size() >= NO_FOLIO)
+        throw std::length_error("folio table full");
+    folio_t f = folios_.alloc();
     Folio& fo = folios_[f];
     uint32_t gen = fo.gen;
     fo = Folio{};
@@ -25,7 +19,6 @@ folio_t FolioTable::alloc(unsigned order, unsigned nid, bool anon, uint32_t owne
     fo.index = index;
     if (anon)
         fo.set(PG_swapbacked);
-    ++live_;
     return f;
 }
 
@@ -36,8 +29,7 @@ void FolioTable::free(folio_t f)
         throw std::logic_error("freeing a folio still on an LRU list");
     fo.gen++;
     fo.flags = 0;
-    free_.push_back(f);
-    --live_;
+    folios_.release(f);
 }
 
 std::vector<folio_t> FolioTable::split(folio_t f)

@@ -84,7 +84,7 @@ public:
     void free(folio_t f);
     Folio& operator[](folio_t f) { return folios_[f]; }
     const Folio& operator[](folio_t f) const { return folios_[f]; }
-    size_t live() const { return live_; }
+    size_t live() const { return folios_.size() - folios_.released(); }
     size_t capacity() const { return folios_.size(); }
     // Split a large folio into order-0 folios (split_folio_to_list). Returns the new tail ids
     // in page order (the head keeps id `f`). Flags are copied; LRU linkage is the caller's.
@@ -92,8 +92,6 @@ public:
 
 private:
     ChunkedTable<Folio> folios_;   // a Folio& stays valid across alloc()
-    std::vector<folio_t> free_;
-    size_t live_ = 0;
 };
 
 }  // namespace swapsim::mm

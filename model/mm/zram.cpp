@@ -31,13 +31,7 @@ int Zram::write(swp_offset_t off, unsigned nr, bool same, unsigned len, double d
         st_.huge_pages++;
         st_.huge_pages_since++;
     }
-    uint32_t id;
-    if (!free_ids_.empty()) {
-        id = free_ids_.back();
-        free_ids_.pop_back();
-    } else {
-        id = objs_.push();
-    }
+    uint32_t id = objs_.alloc();
     Obj& o = objs_[id];
     o.first = off;
     o.nr = uint16_t(nr);
@@ -85,7 +79,7 @@ int Zram::free_slot(swp_offset_t off)
     if (o.nr > 1)
         st_.multi_objects--;
     o = Obj{};
-    free_ids_.push_back(s - 1);
+    objs_.release(s - 1);
     return cls;
 }
 

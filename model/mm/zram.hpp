@@ -59,7 +59,6 @@ private:
     static constexpr uint32_t SAME = UINT32_MAX;   // slot_: 0 none, SAME, else object id + 1
     std::vector<uint32_t> slot_;
     ChunkedTable<Obj> objs_;
-    std::vector<uint32_t> free_ids_;
     ZsPool pool_;
     ZramStats st_;
 };
